@@ -1,0 +1,3 @@
+//! pitree: read, write and browse pi coding-agent sessions.
+
+pub mod session;

@@ -1,0 +1,81 @@
+//! An entry's full JSON, read back from its byte range in the file when a view needs it (detail
+//! pane, context texts, copy), so large sessions are not held in memory twice.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
+use std::path::Path;
+
+use color_eyre::eyre::{Result, WrapErr, eyre};
+use serde_json::Value;
+
+use super::line::{has_lone_surrogate_escape, replace_lone_surrogates};
+
+/// Read the bytes of `span` from `path`.
+pub fn read_span(path: &Path, span: &Range<u64>) -> Result<Vec<u8>> {
+    let mut file = File::open(path).wrap_err_with(|| format!("cannot open {}", path.display()))?;
+    file.seek(SeekFrom::Start(span.start))?;
+    let mut buf = vec![0; (span.end - span.start) as usize];
+    file.read_exact(&mut buf).wrap_err_with(|| {
+        format!(
+            "cannot read bytes {}..{} of {}",
+            span.start,
+            span.end,
+            path.display()
+        )
+    })?;
+    Ok(buf)
+}
+
+/// Parse one line's bytes as JSON the way pitree's reader does (lossy UTF-8, BOM and lone
+/// surrogates tolerated).
+pub fn parse_json(bytes: &[u8]) -> Result<Value> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim();
+    serde_json::from_str(text).or_else(|e| {
+        if has_lone_surrogate_escape(text) {
+            serde_json::from_str(&replace_lone_surrogates(text)).wrap_err("entry JSON is malformed")
+        } else {
+            Err(eyre!(e)).wrap_err("entry JSON is malformed")
+        }
+    })
+}
+
+/// The full JSON of the entry at `span`.
+pub fn load_entry(path: &Path, span: &Range<u64>) -> Result<Value> {
+    parse_json(&read_span(path, span)?)
+}
+
+/// Text of a message's `content`: a string as is, or the text blocks joined with `sep`.
+pub fn content_text(content: &Value, sep: &str) -> Option<String> {
+    match content {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(blocks) => Some(
+            blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join(sep),
+        ),
+        _ => None,
+    }
+}
+
+/// The text a context message carries, as pi's projection has it: a message's or custom message's
+/// content (text blocks joined with `\n`), a summary's `summary`.
+pub fn entry_text(entry: &Value) -> Option<String> {
+    match entry.get("type").and_then(Value::as_str) {
+        Some("message") => entry
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .and_then(|c| content_text(c, "\n")),
+        Some("custom_message") => entry.get("content").and_then(|c| content_text(c, "\n")),
+        Some("compaction") | Some("branch_summary") => entry
+            .get("summary")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    }
+}

@@ -1,0 +1,236 @@
+//! One session entry as pitree keeps it in memory: the tree fields, the byte range of its line, and
+//! the little that the views need (row text, labels, names, tool calls). The full JSON is read back
+//! from the file on demand (see [`crate::session::content`]).
+
+use std::ops::Range;
+
+/// A session entry: one JSONL line that is an object with a string `id`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub id: String,
+    /// `parentId` when it is a string; `None` for `null`, a missing key or any other value.
+    pub parent_id: Option<String>,
+    pub timestamp: String,
+    /// `timestamp` as milliseconds since the epoch, when it parses as ISO-8601.
+    pub time_ms: Option<i64>,
+    pub kind: Kind,
+    /// 1-based physical line in the file.
+    pub line: u32,
+    /// Byte range of the line in the file, without its line terminator.
+    pub span: Range<u64>,
+}
+
+/// What kind of entry this is, with the fields the views and the graph need.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    Message(Message),
+    ThinkingLevelChange {
+        level: String,
+    },
+    ModelChange {
+        provider: String,
+        model_id: String,
+    },
+    Compaction {
+        tokens_before: f64,
+        first_kept_entry_id: Option<String>,
+        /// v1 files point at the kept entry by index (header = 0); migration turns it into an id.
+        first_kept_entry_index: Option<f64>,
+        summary: TextHead,
+        /// pi 1.6.0 stores a snapshot of the system prompt, which the context starts with.
+        has_system_message: bool,
+    },
+    BranchSummary {
+        from_id: Option<String>,
+        summary: TextHead,
+    },
+    Custom {
+        custom_type: String,
+    },
+    CustomMessage {
+        custom_type: String,
+        text: TextHead,
+        display: bool,
+    },
+    Label {
+        target_id: String,
+        label: Option<String>,
+    },
+    SessionInfo {
+        name: Option<String>,
+    },
+    Usage {
+        kind: String,
+        usage: Option<Usage>,
+    },
+    ContextEdit {
+        target_id: String,
+        drops: bool,
+    },
+    /// An entry type pitree does not know; kept and shown generically.
+    Unknown {
+        type_name: String,
+    },
+}
+
+/// The start of a text, enough for a row, with its full length.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TextHead {
+    /// At most [`TEXT_HEAD_CHARS`] characters.
+    pub head: String,
+    /// Length of the full text in characters.
+    pub chars: usize,
+}
+
+/// How many characters of a text an entry keeps in memory.
+pub const TEXT_HEAD_CHARS: usize = 400;
+
+impl TextHead {
+    pub fn new(full: &str) -> Self {
+        let mut chars = 0;
+        let mut end = full.len();
+        for (i, (byte, _)) in full.char_indices().enumerate() {
+            if i == TEXT_HEAD_CHARS {
+                end = byte;
+            }
+            chars = i + 1;
+        }
+        TextHead {
+            head: full[..end].to_string(),
+            chars,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chars == 0
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.head.chars().count() == self.chars
+    }
+}
+
+/// A `message` entry's payload, reduced.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Message {
+    /// `user`, `assistant`, `toolResult`, `bashExecution`, `custom`, `system`, … (v2's `hookMessage`
+    /// is migrated to `custom`).
+    pub role: String,
+    /// Text blocks concatenated with no separator (a string content as is).
+    pub text: TextHead,
+    /// `content` is present and not `null`.
+    pub has_content: bool,
+    /// `message.timestamp` when it is a number (milliseconds).
+    pub timestamp_ms: Option<f64>,
+    pub stop_reason: Option<String>,
+    pub error_message: Option<String>,
+    pub tool_calls: Vec<ToolCall>,
+    pub tool_call_id: Option<String>,
+    pub tool_name: Option<String>,
+    /// `bashExecution` command.
+    pub command: Option<String>,
+    pub custom_type: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub usage: Option<Usage>,
+    pub has_image: bool,
+    pub has_thinking: bool,
+}
+
+/// A tool call inside an assistant message, with the arguments pi's row text uses.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub args: ToolArgs,
+}
+
+/// The arguments of a tool call that row texts and branch-summary drafts use.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolArgs {
+    pub path: Option<String>,
+    pub offset: Option<f64>,
+    pub limit: Option<f64>,
+    pub command: Option<String>,
+    pub pattern: Option<String>,
+    /// The arguments as compact JSON, cut to 64 characters.
+    pub json_head: String,
+    /// Length of the compact JSON in characters.
+    pub json_chars: usize,
+}
+
+/// Token counts and cost of one model call.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Usage {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub cost: f64,
+}
+
+impl Usage {
+    pub fn add(&mut self, other: &Usage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.cost += other.cost;
+    }
+
+    pub fn total_tokens(&self) -> f64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+}
+
+impl Entry {
+    /// The entry's `type` as written in the file.
+    pub fn type_name(&self) -> &str {
+        match &self.kind {
+            Kind::Message(_) => "message",
+            Kind::ThinkingLevelChange { .. } => "thinking_level_change",
+            Kind::ModelChange { .. } => "model_change",
+            Kind::Compaction { .. } => "compaction",
+            Kind::BranchSummary { .. } => "branch_summary",
+            Kind::Custom { .. } => "custom",
+            Kind::CustomMessage { .. } => "custom_message",
+            Kind::Label { .. } => "label",
+            Kind::SessionInfo { .. } => "session_info",
+            Kind::Usage { .. } => "usage",
+            Kind::ContextEdit { .. } => "context_edit",
+            Kind::Unknown { type_name } => type_name,
+        }
+    }
+
+    pub fn message(&self) -> Option<&Message> {
+        match &self.kind {
+            Kind::Message(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn role(&self) -> Option<&str> {
+        self.message().map(|m| m.role.as_str())
+    }
+
+    /// Settings entries: hidden by pi's default tree filter.
+    pub fn is_settings(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::Label { .. }
+                | Kind::Custom { .. }
+                | Kind::ModelChange { .. }
+                | Kind::ThinkingLevelChange { .. }
+                | Kind::SessionInfo { .. }
+        )
+    }
+
+    /// Usage of this entry, if it carries one (assistant messages and `usage` entries).
+    pub fn usage(&self) -> Option<&Usage> {
+        match &self.kind {
+            Kind::Message(m) => m.usage.as_ref(),
+            Kind::Usage { usage, .. } => usage.as_ref(),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,686 @@
+//! Parsing one JSONL line into an [`Entry`] or a header, without building a JSON tree: a borrowed
+//! serde struct takes only the fields pitree needs, and every field is "loose" (a value of the wrong
+//! JSON type reads as absent instead of failing the line, as JavaScript would treat it).
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::entry::{Entry, Kind, Message, TextHead, ToolArgs, ToolCall, Usage};
+
+/// What one physical line turned out to be.
+#[derive(Debug)]
+pub enum Line {
+    Blank,
+    /// Not JSON at all (or cut off).
+    Malformed,
+    /// JSON, but not an object (`null`, `42`, `"x"`, `[]`).
+    NotAnObject,
+    /// An object with `type: "session"`.
+    Header(Box<HeaderLine>),
+    /// An object without a string `id`: junk in a v3 file, an ordinary entry in a v1 file (which
+    /// has no ids until it is migrated). The entry's `id` is empty.
+    NoId(Box<Entry>),
+    Entry(Box<Entry>),
+}
+
+/// The fields of a header line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeaderLine {
+    /// The header `id`: a string, or the JSON text of another value (a number, say).
+    pub id: Option<String>,
+    pub id_is_string: bool,
+    pub version: Option<f64>,
+    pub timestamp: Option<String>,
+    pub cwd: Option<String>,
+    pub parent_session: Option<String>,
+}
+
+/// Parse one line (without its `\n`). `line_no` is 1-based, `start` the byte offset of the line.
+pub fn parse_line(bytes: &[u8], line_no: u32, start: u64) -> Line {
+    let trimmed = trim_ascii(bytes);
+    if trimmed.is_empty() {
+        return Line::Blank;
+    }
+    let span = start..start + bytes.len() as u64;
+    let text = String::from_utf8_lossy(trimmed);
+    if let Ok(raw) = serde_json::from_str::<RawLine>(&text) {
+        return build(raw, line_no, span);
+    }
+    parse_unusual(&text, line_no, span)
+}
+
+fn trim_ascii(bytes: &[u8]) -> &[u8] {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    bytes.trim_ascii()
+}
+
+/// The slow path for a line the fast struct rejected: lone surrogate escapes (which JSON.parse
+/// accepts) become U+FFFD, fields of an unexpected shape are dropped, and what still fails is
+/// classified as a non-object value or as malformed.
+fn parse_unusual(text: &str, line_no: u32, span: std::ops::Range<u64>) -> Line {
+    let repaired;
+    let text = if has_lone_surrogate_escape(text) {
+        repaired = replace_lone_surrogates(text);
+        repaired.as_str()
+    } else {
+        text
+    };
+    let mut value = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(map)) => serde_json::Value::Object(map),
+        Ok(_) => return Line::NotAnObject,
+        Err(_) => return Line::Malformed,
+    };
+    drop_misshapen_fields(&mut value);
+    let normalized = value.to_string();
+    match serde_json::from_str::<RawLine>(&normalized) {
+        Ok(raw) => build(raw, line_no, span),
+        Err(_) => Line::Malformed,
+    }
+}
+
+/// Remove the fields whose JSON type the fast struct cannot take (e.g. `message: "text"`), the way a
+/// JavaScript reader would simply find nothing useful in them.
+fn drop_misshapen_fields(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    fn keep_object(map: &mut serde_json::Map<String, Value>, key: &str) {
+        if map.get(key).is_some_and(|v| !v.is_object()) {
+            map.remove(key);
+        }
+    }
+    fn clean_blocks(map: &mut serde_json::Map<String, Value>) {
+        if let Some(Value::Array(blocks)) = map.get_mut("content") {
+            blocks.retain(Value::is_object);
+        }
+    }
+    fn clean_usage(map: &mut serde_json::Map<String, Value>) {
+        keep_object(map, "usage");
+        if let Some(Value::Object(usage)) = map.get_mut("usage") {
+            keep_object(usage, "cost");
+        }
+    }
+    let Value::Object(map) = v else { return };
+    keep_object(map, "message");
+    clean_blocks(map);
+    clean_usage(map);
+    if let Some(Value::Object(message)) = map.get_mut("message") {
+        clean_blocks(message);
+        clean_usage(message);
+    }
+}
+
+/// Whether the text holds a `\uD800`–`\uDFFF` escape (cheap pre-check before a repair).
+pub fn has_lone_surrogate_escape(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memmem::find_iter(b, b"\\u").any(|i| {
+        b.get(i + 2).is_some_and(|c| *c == b'd' || *c == b'D')
+            && b.get(i + 3)
+                .is_some_and(|c| matches!(c, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
+    })
+}
+
+/// Replace every surrogate escape that is not part of a valid pair with `\uFFFD`.
+pub fn replace_lone_surrogates(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut last = 0;
+    while i + 6 <= b.len() {
+        if b[i] == b'\\' && b[i + 1] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b[i] == b'\\' && b[i + 1] == b'u' {
+            if let Some(unit) = hex4(&b[i + 2..i + 6]) {
+                let is_high = (0xD800..0xDC00).contains(&unit);
+                let is_low = (0xDC00..0xE000).contains(&unit);
+                let paired = is_high
+                    && b.get(i + 6..i + 12).is_some_and(|next| {
+                        next[0] == b'\\'
+                            && next[1] == b'u'
+                            && hex4(&next[2..6]).is_some_and(|u| (0xDC00..0xE000).contains(&u))
+                    });
+                if paired {
+                    i += 12;
+                    continue;
+                }
+                if is_high || is_low {
+                    out.push_str(&text[last..i]);
+                    out.push_str("\\uFFFD");
+                    i += 6;
+                    last = i;
+                    continue;
+                }
+            }
+            i += 6;
+            continue;
+        }
+        i += 1;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+fn hex4(b: &[u8]) -> Option<u32> {
+    std::str::from_utf8(b)
+        .ok()
+        .and_then(|s| u32::from_str_radix(s, 16).ok())
+}
+
+fn build(raw: RawLine<'_>, line_no: u32, span: std::ops::Range<u64>) -> Line {
+    let ty = raw.ty.0.as_deref().unwrap_or("");
+    if ty == "session" {
+        return Line::Header(Box::new(header(&raw)));
+    }
+    let id = raw.id.as_str().map(str::to_string);
+    let timestamp = raw.timestamp.0.as_deref().unwrap_or("").to_string();
+    let time_ms = parse_time_ms(&timestamp);
+    let kind = kind(ty, &raw);
+    let entry = Entry {
+        id: id.clone().unwrap_or_default(),
+        parent_id: raw.parent_id.0.map(Cow::into_owned),
+        timestamp,
+        time_ms,
+        kind,
+        line: line_no,
+        span,
+    };
+    match id {
+        Some(_) => Line::Entry(Box::new(entry)),
+        None => Line::NoId(Box::new(entry)),
+    }
+}
+
+fn header(raw: &RawLine<'_>) -> HeaderLine {
+    HeaderLine {
+        id: raw.id.text(),
+        id_is_string: raw.id.as_str().is_some(),
+        version: raw.version.0,
+        timestamp: raw.timestamp.0.as_deref().map(str::to_string),
+        cwd: raw.cwd.0.as_deref().map(str::to_string),
+        parent_session: raw.parent_session.0.as_deref().map(str::to_string),
+    }
+}
+
+/// Milliseconds since the epoch of an ISO-8601 timestamp.
+pub fn parse_time_ms(ts: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(ts)
+        .ok()
+        .map(|t| t.timestamp_millis())
+}
+
+fn s(v: &Loose<'_>) -> String {
+    v.0.as_deref().unwrap_or("").to_string()
+}
+
+fn opt(v: &Loose<'_>) -> Option<String> {
+    v.0.as_deref().map(str::to_string)
+}
+
+fn kind(ty: &str, raw: &RawLine<'_>) -> Kind {
+    match ty {
+        "message" => Kind::Message(message(raw.message.as_ref())),
+        "thinking_level_change" => Kind::ThinkingLevelChange {
+            level: s(&raw.thinking_level),
+        },
+        "model_change" => Kind::ModelChange {
+            provider: s(&raw.provider),
+            model_id: s(&raw.model_id),
+        },
+        "compaction" => Kind::Compaction {
+            tokens_before: raw.tokens_before.0.unwrap_or(0.0),
+            first_kept_entry_id: opt(&raw.first_kept_entry_id),
+            first_kept_entry_index: raw.first_kept_entry_index.0,
+            has_system_message: raw.system_message.is_some_and(|m| m.get() != "null"),
+            summary: TextHead::new(raw.summary.0.as_deref().unwrap_or("")),
+        },
+        "branch_summary" => Kind::BranchSummary {
+            from_id: opt(&raw.from_id),
+            summary: TextHead::new(raw.summary.0.as_deref().unwrap_or("")),
+        },
+        "custom" => Kind::Custom {
+            custom_type: s(&raw.custom_type),
+        },
+        "custom_message" => Kind::CustomMessage {
+            custom_type: s(&raw.custom_type),
+            text: TextHead::new(&raw.content.as_ref().map(|c| c.text("")).unwrap_or_default()),
+            display: raw.display.unwrap_or(false),
+        },
+        "label" => Kind::Label {
+            target_id: s(&raw.target_id),
+            label: raw
+                .label
+                .0
+                .as_deref()
+                .filter(|l| !l.is_empty())
+                .map(str::to_string),
+        },
+        "session_info" => Kind::SessionInfo {
+            name: opt(&raw.name),
+        },
+        "usage" => Kind::Usage {
+            kind: s(&raw.usage_kind),
+            usage: raw.usage.as_ref().map(RawUsage::usage),
+        },
+        "context_edit" => Kind::ContextEdit {
+            target_id: s(&raw.target_id),
+            drops: raw.replacement.as_ref().is_none_or(|r| r.get() == "null"),
+        },
+        other => Kind::Unknown {
+            type_name: other.to_string(),
+        },
+    }
+}
+
+fn message(raw: Option<&RawMessage<'_>>) -> Message {
+    let Some(m) = raw else {
+        return Message::default();
+    };
+    let mut role = s(&m.role);
+    if role == "hookMessage" {
+        role = "custom".to_string();
+    }
+    let content = m.content.as_ref();
+    Message {
+        text: TextHead::new(&content.map(|c| c.text("")).unwrap_or_default()),
+        has_content: content.is_some_and(|c| !matches!(c, Content::Null)),
+        timestamp_ms: m.timestamp.0,
+        stop_reason: opt(&m.stop_reason),
+        error_message: opt(&m.error_message),
+        tool_calls: content.map(Content::tool_calls).unwrap_or_default(),
+        tool_call_id: opt(&m.tool_call_id),
+        tool_name: opt(&m.tool_name),
+        command: opt(&m.command),
+        custom_type: opt(&m.custom_type),
+        provider: opt(&m.provider),
+        model: opt(&m.model),
+        usage: m.usage.as_ref().map(RawUsage::usage),
+        has_image: content.is_some_and(|c| c.has_block("image")),
+        has_thinking: content.is_some_and(|c| c.has_block("thinking")),
+        role,
+    }
+}
+
+/// The fields of a line that pitree reads. Unknown fields are skipped by serde.
+#[derive(Deserialize)]
+struct RawLine<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Loose<'a>,
+    #[serde(default, borrow)]
+    id: IdValue<'a>,
+    #[serde(rename = "parentId", default, borrow)]
+    parent_id: Loose<'a>,
+    #[serde(default, borrow)]
+    timestamp: Loose<'a>,
+    #[serde(default, borrow)]
+    message: Option<RawMessage<'a>>,
+    #[serde(rename = "thinkingLevel", default, borrow)]
+    thinking_level: Loose<'a>,
+    #[serde(default, borrow)]
+    provider: Loose<'a>,
+    #[serde(rename = "modelId", default, borrow)]
+    model_id: Loose<'a>,
+    #[serde(default, borrow)]
+    summary: Loose<'a>,
+    #[serde(rename = "firstKeptEntryId", default, borrow)]
+    first_kept_entry_id: Loose<'a>,
+    #[serde(rename = "firstKeptEntryIndex", default)]
+    first_kept_entry_index: LooseNum,
+    #[serde(rename = "tokensBefore", default)]
+    tokens_before: LooseNum,
+    #[serde(rename = "fromId", default, borrow)]
+    from_id: Loose<'a>,
+    #[serde(rename = "customType", default, borrow)]
+    custom_type: Loose<'a>,
+    #[serde(default, borrow)]
+    content: Option<Content<'a>>,
+    #[serde(default, deserialize_with = "loose_bool")]
+    display: Option<bool>,
+    #[serde(rename = "targetId", default, borrow)]
+    target_id: Loose<'a>,
+    #[serde(default, borrow)]
+    label: Loose<'a>,
+    #[serde(default, borrow)]
+    name: Loose<'a>,
+    #[serde(rename = "kind", default, borrow)]
+    usage_kind: Loose<'a>,
+    #[serde(default)]
+    usage: Option<RawUsage>,
+    #[serde(default, borrow)]
+    replacement: Option<&'a RawValue>,
+    #[serde(rename = "systemMessage", default, borrow)]
+    system_message: Option<&'a RawValue>,
+    #[serde(default)]
+    version: LooseNum,
+    #[serde(default, borrow)]
+    cwd: Loose<'a>,
+    #[serde(rename = "parentSession", default, borrow)]
+    parent_session: Loose<'a>,
+}
+
+#[derive(Deserialize)]
+struct RawMessage<'a> {
+    #[serde(default, borrow)]
+    role: Loose<'a>,
+    #[serde(default, borrow)]
+    content: Option<Content<'a>>,
+    #[serde(default)]
+    timestamp: LooseNum,
+    #[serde(rename = "stopReason", default, borrow)]
+    stop_reason: Loose<'a>,
+    #[serde(rename = "errorMessage", default, borrow)]
+    error_message: Loose<'a>,
+    #[serde(rename = "toolCallId", default, borrow)]
+    tool_call_id: Loose<'a>,
+    #[serde(rename = "toolName", default, borrow)]
+    tool_name: Loose<'a>,
+    #[serde(default, borrow)]
+    command: Loose<'a>,
+    #[serde(rename = "customType", default, borrow)]
+    custom_type: Loose<'a>,
+    #[serde(default, borrow)]
+    provider: Loose<'a>,
+    #[serde(default, borrow)]
+    model: Loose<'a>,
+    #[serde(default)]
+    usage: Option<RawUsage>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawUsage {
+    #[serde(default)]
+    input: LooseNum,
+    #[serde(default)]
+    output: LooseNum,
+    #[serde(rename = "cacheRead", default)]
+    cache_read: LooseNum,
+    #[serde(rename = "cacheWrite", default)]
+    cache_write: LooseNum,
+    #[serde(default)]
+    cost: Option<RawCost>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawCost {
+    #[serde(default)]
+    total: LooseNum,
+}
+
+impl RawUsage {
+    fn usage(&self) -> Usage {
+        Usage {
+            input: self.input.0.unwrap_or(0.0),
+            output: self.output.0.unwrap_or(0.0),
+            cache_read: self.cache_read.0.unwrap_or(0.0),
+            cache_write: self.cache_write.0.unwrap_or(0.0),
+            cost: self.cost.as_ref().and_then(|c| c.total.0).unwrap_or(0.0),
+        }
+    }
+}
+
+/// Message content: a string, an array of blocks, `null`, or anything else.
+enum Content<'a> {
+    Text(Cow<'a, str>),
+    Blocks(Vec<Block<'a>>),
+    Null,
+    Other,
+}
+
+impl Content<'_> {
+    /// Text blocks concatenated with `sep` (a string content as is).
+    fn text(&self, sep: &str) -> String {
+        match self {
+            Content::Text(t) => t.to_string(),
+            Content::Blocks(blocks) => {
+                let texts: Vec<&str> = blocks
+                    .iter()
+                    .filter(|b| b.ty.0.as_deref() == Some("text"))
+                    .filter_map(|b| b.text.0.as_deref())
+                    .collect();
+                texts.join(sep)
+            }
+            Content::Null | Content::Other => String::new(),
+        }
+    }
+
+    fn has_block(&self, ty: &str) -> bool {
+        matches!(self, Content::Blocks(b) if b.iter().any(|b| b.ty.0.as_deref() == Some(ty)))
+    }
+
+    fn tool_calls(&self) -> Vec<ToolCall> {
+        let Content::Blocks(blocks) = self else {
+            return Vec::new();
+        };
+        blocks
+            .iter()
+            .filter(|b| b.ty.0.as_deref() == Some("toolCall"))
+            .map(|b| ToolCall {
+                id: s(&b.id),
+                name: s(&b.name),
+                args: b.arguments.map(tool_args).unwrap_or_default(),
+            })
+            .collect()
+    }
+}
+
+fn tool_args(raw: &RawValue) -> ToolArgs {
+    #[derive(Deserialize, Default)]
+    struct Args<'a> {
+        #[serde(default, borrow)]
+        path: Loose<'a>,
+        #[serde(default, borrow)]
+        file_path: Loose<'a>,
+        #[serde(default)]
+        offset: LooseNum,
+        #[serde(default)]
+        limit: LooseNum,
+        #[serde(default, borrow)]
+        command: Loose<'a>,
+        #[serde(default, borrow)]
+        pattern: Loose<'a>,
+    }
+    let args: Args = serde_json::from_str(raw.get()).unwrap_or_default();
+    let json = compact_json(raw.get());
+    let json_chars = json.chars().count();
+    ToolArgs {
+        path: opt(&args.path).or_else(|| opt(&args.file_path)),
+        offset: args.offset.0,
+        limit: args.limit.0,
+        command: opt(&args.command),
+        pattern: opt(&args.pattern),
+        json_head: json.chars().take(64).collect(),
+        json_chars,
+    }
+}
+
+/// JSON text as `JSON.stringify` would write it (no insignificant whitespace).
+fn compact_json(text: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(text)
+        .map(|v| v.to_string())
+        .unwrap_or_else(|_| text.to_string())
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Loose<'a>,
+    #[serde(default, borrow)]
+    text: Loose<'a>,
+    #[serde(default, borrow)]
+    id: Loose<'a>,
+    #[serde(default, borrow)]
+    name: Loose<'a>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Content<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("message content")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Content::Null)
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Content::Null)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(b) = seq.next_element::<Block>()? {
+                    blocks.push(b);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A string field; any other JSON value reads as absent.
+#[derive(Default)]
+pub(crate) struct Loose<'a>(Option<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LooseVisitor).map(|v| match v {
+            Scalar::Str(s) => Loose(Some(s)),
+            _ => Loose(None),
+        })
+    }
+}
+
+/// A number field; any other JSON value reads as absent.
+#[derive(Default)]
+pub(crate) struct LooseNum(Option<f64>);
+
+impl<'de> Deserialize<'de> for LooseNum {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LooseVisitor).map(|v| match v {
+            Scalar::Num(n) => LooseNum(Some(n)),
+            _ => LooseNum(None),
+        })
+    }
+}
+
+/// The header/entry `id`: kept as text whatever its type, so a numeric header id can be shown.
+#[derive(Default)]
+struct IdValue<'a>(Option<Scalar<'a>>);
+
+impl IdValue<'_> {
+    fn as_str(&self) -> Option<&str> {
+        match &self.0 {
+            Some(Scalar::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn text(&self) -> Option<String> {
+        match &self.0 {
+            Some(Scalar::Str(s)) => Some(s.to_string()),
+            Some(Scalar::Num(n)) => Some(format_number(*n)),
+            Some(Scalar::Bool(b)) => Some(b.to_string()),
+            _ => None,
+        }
+    }
+}
+
+/// A number as JavaScript prints it (`12345`, not `12345.0`).
+pub fn format_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        n.to_string()
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for IdValue<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LooseVisitor).map(|v| IdValue(Some(v)))
+    }
+}
+
+fn loose_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    d.deserialize_any(LooseVisitor).map(|v| match v {
+        Scalar::Bool(b) => Some(b),
+        _ => None,
+    })
+}
+
+enum Scalar<'a> {
+    Str(Cow<'a, str>),
+    Num(f64),
+    Bool(bool),
+    Other,
+}
+
+struct LooseVisitor;
+
+impl<'de> Visitor<'de> for LooseVisitor {
+    type Value = Scalar<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v)))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Scalar::Num(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Scalar::Num(v as f64))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Scalar::Num(v as f64))
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Scalar::Bool(v))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+}

@@ -1,0 +1,98 @@
+//! One session file, read-only: its entries, their tree, and what the model sees at a leaf.
+//! Nothing here knows about terminals or writes files.
+
+pub mod content;
+pub mod context;
+pub mod entry;
+pub mod graph;
+pub mod line;
+pub mod parse;
+
+use std::path::Path;
+
+pub use entry::{Entry, Kind};
+pub use graph::{Graph, Ix};
+pub use parse::{Damage, DamageKind, Header, ParseError, ParsedFile};
+
+/// A parsed session with its tree.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub file: ParsedFile,
+    pub graph: Graph,
+}
+
+impl Session {
+    /// Read and parse the session file at `path`.
+    pub fn open(path: &Path) -> Result<Session, ParseError> {
+        Ok(Session::from_parsed(parse::parse_file(path)?))
+    }
+
+    pub fn from_parsed(file: ParsedFile) -> Session {
+        let graph = Graph::build(&file.entries);
+        Session { file, graph }
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.file.entries
+    }
+
+    pub fn entry(&self, ix: Ix) -> &Entry {
+        &self.file.entries[ix as usize]
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.file.header
+    }
+
+    /// Find an entry by exact id, or by a prefix that only one entry id starts with.
+    pub fn resolve_id(&self, id_or_prefix: &str) -> Result<Ix, IdLookupError> {
+        if let Some(ix) = self.graph.find(id_or_prefix) {
+            return Ok(ix);
+        }
+        let mut matches = self
+            .entries()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.id.starts_with(id_or_prefix));
+        match (matches.next(), matches.next()) {
+            (Some((ix, _)), None) if !id_or_prefix.is_empty() => Ok(ix as Ix),
+            (Some(_), Some(_)) => Err(IdLookupError::Ambiguous(id_or_prefix.to_string())),
+            _ => Err(IdLookupError::NotFound(id_or_prefix.to_string())),
+        }
+    }
+
+    /// The entries pi would put in the model's context at `leaf`.
+    pub fn context_entries(&self, leaf: Option<Ix>) -> Vec<Ix> {
+        context::context_entries(&self.graph, self.entries(), leaf)
+    }
+
+    pub fn context_messages(&self, leaf: Option<Ix>) -> Vec<context::ContextMessage> {
+        context::context_messages(&self.graph, self.entries(), leaf)
+    }
+
+    /// Load an entry's full JSON from the file.
+    pub fn load(&self, ix: Ix) -> color_eyre::Result<serde_json::Value> {
+        content::load_entry(&self.file.path, &self.entry(ix).span)
+    }
+}
+
+/// An id given on the command line that does not name exactly one entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IdLookupError {
+    NotFound(String),
+    Ambiguous(String),
+}
+
+impl std::fmt::Display for IdLookupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IdLookupError::NotFound(id) => write!(f, "no entry id starts with '{id}'"),
+            IdLookupError::Ambiguous(id) => write!(
+                f,
+                "'{id}' is the start of more than one entry id; give more characters"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for IdLookupError {}

@@ -1,0 +1,424 @@
+//! Reading a whole session file: lines to entries with byte ranges, the header, every damaged line
+//! counted with its reason, and legacy (v1/v2) files migrated in memory the way pi migrates them.
+//!
+//! The file is streamed in blocks whose lines are parsed in parallel, so a 300 MB session is never
+//! held in memory as text.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::entry::{Entry, Kind};
+use super::line::{HeaderLine, Line, parse_line};
+
+/// The session format version pi writes today.
+pub const CURRENT_VERSION: u32 = 3;
+
+/// The header (first line) of a session file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// The session id as text (a numeric id is kept as its digits).
+    pub id: String,
+    /// Whether the header's `id` was a JSON string, as pi requires for opening.
+    pub id_is_string: bool,
+    /// `version` as written; `1` when absent.
+    pub version: u32,
+    pub timestamp: Option<String>,
+    /// `cwd` when it is a string, else empty.
+    pub cwd: String,
+    pub parent_session: Option<String>,
+    /// 1-based line of the header (a garbage line may come before it).
+    pub line: u32,
+}
+
+/// Why a line was not used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DamageKind {
+    /// Not valid JSON (often a line cut off by a crash).
+    Malformed,
+    /// Valid JSON that is not an object (`null`, `42`, `"x"`, `[]`).
+    NotAnObject,
+    /// An object without a string `id`.
+    MissingId,
+    /// A second `session` header in the middle of the file.
+    ExtraHeader,
+    /// An entry whose id an earlier line already uses; the first line wins.
+    DuplicateId,
+}
+
+impl DamageKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            DamageKind::Malformed => "not valid JSON",
+            DamageKind::NotAnObject => "not a JSON object",
+            DamageKind::MissingId => "entry without an id",
+            DamageKind::ExtraHeader => "second session header",
+            DamageKind::DuplicateId => "duplicate entry id",
+        }
+    }
+}
+
+/// One line pitree could not use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Damage {
+    pub line: u32,
+    pub kind: DamageKind,
+}
+
+/// Facts about the file as it was read, used to re-check it before a write.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FileFacts {
+    pub len: u64,
+    /// The file is empty or ends with `\n`.
+    pub ends_with_newline: bool,
+    /// Number of physical lines (an unterminated last line counts).
+    pub lines: u32,
+    /// The first physical line's bytes, to detect a replaced file.
+    pub first_line: Vec<u8>,
+}
+
+/// A parsed session file.
+#[derive(Debug, Clone)]
+pub struct ParsedFile {
+    pub path: PathBuf,
+    pub header: Header,
+    /// Entries in file order (duplicates of an earlier id are left out and counted as damage).
+    pub entries: Vec<Entry>,
+    pub damage: Vec<Damage>,
+    pub facts: FileFacts,
+}
+
+/// Why a file could not be read as a session.
+#[derive(Debug)]
+pub enum ParseError {
+    Io(std::io::Error),
+    /// 0 bytes.
+    Empty,
+    /// The first readable line is not a `session` header.
+    NotASession {
+        first_line: Option<u32>,
+    },
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParseError::Io(e) => write!(f, "{e}"),
+            ParseError::Empty => f.write_str("the file is empty (0 bytes), so it holds no session"),
+            ParseError::NotASession {
+                first_line: Some(n),
+            } => {
+                write!(
+                    f,
+                    "not a pi session file: line {n} is the first readable line and is not a session header"
+                )
+            }
+            ParseError::NotASession { first_line: None } => {
+                f.write_str("not a pi session file: no line of it is readable JSON")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl From<std::io::Error> for ParseError {
+    fn from(e: std::io::Error) -> Self {
+        ParseError::Io(e)
+    }
+}
+
+/// Block size for streaming; a longer line simply grows the buffer.
+const BLOCK: usize = 8 << 20;
+
+/// Read and parse a session file.
+pub fn parse_file(path: &Path) -> Result<ParsedFile, ParseError> {
+    let file = File::open(path)?;
+    let mut state = Builder::default();
+    read_lines(file, |lines| state.push_all(lines))?;
+    state.finish(path.to_path_buf())
+}
+
+/// Parse a session held in memory (tests, the library's in-memory sessions).
+pub fn parse_bytes(bytes: &[u8], path: PathBuf) -> Result<ParsedFile, ParseError> {
+    let mut state = Builder::default();
+    read_lines(bytes, |lines| state.push_all(lines))?;
+    state.finish(path)
+}
+
+/// One physical line and where it is.
+struct RawLine<'a> {
+    bytes: &'a [u8],
+    start: u64,
+    number: u32,
+}
+
+/// Stream `reader` in blocks; hand each block's complete lines, parsed in parallel, to `sink`.
+fn read_lines<R: Read>(mut reader: R, mut sink: impl FnMut(LineBatch)) -> Result<(), ParseError> {
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
+    let mut offset: u64 = 0; // file offset of buf[0]
+    let mut line_no: u32 = 0;
+    let mut facts = FileFacts::default();
+    let mut last_byte = None;
+    loop {
+        let filled = buf.len();
+        buf.resize(filled + BLOCK, 0);
+        let n = read_full(&mut reader, &mut buf[filled..])?;
+        buf.truncate(filled + n);
+        if n > 0 {
+            last_byte = buf.last().copied();
+        }
+        let eof = n == 0;
+        let cut = if eof {
+            buf.len()
+        } else {
+            memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)
+        };
+        if cut > 0 || eof {
+            let lines = split(&buf[..cut], offset, &mut line_no);
+            if facts.lines == 0 {
+                if let Some(first) = lines.first() {
+                    facts.first_line = first.bytes.to_vec();
+                }
+            }
+            facts.lines = line_no;
+            let parsed: Vec<(u32, Line)> = lines
+                .par_iter()
+                .map(|l| (l.number, parse_line(l.bytes, l.number, l.start)))
+                .collect();
+            sink(LineBatch {
+                lines: parsed,
+                facts: None,
+            });
+            offset += cut as u64;
+            buf.drain(..cut);
+        }
+        if eof {
+            facts.len = offset;
+            facts.ends_with_newline = last_byte.is_none_or(|b| b == b'\n');
+            sink(LineBatch {
+                lines: Vec::new(),
+                facts: Some(facts),
+            });
+            return Ok(());
+        }
+    }
+}
+
+fn read_full<R: Read>(reader: &mut R, out: &mut [u8]) -> std::io::Result<usize> {
+    let mut total = 0;
+    while total < out.len() {
+        match reader.read(&mut out[total..]) {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(total)
+}
+
+/// Split a block into physical lines (an unterminated last piece counts as a line).
+fn split<'a>(block: &'a [u8], offset: u64, line_no: &mut u32) -> Vec<RawLine<'a>> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    while start < block.len() {
+        let end = memchr::memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i);
+        *line_no += 1;
+        lines.push(RawLine {
+            bytes: &block[start..end],
+            start: offset + start as u64,
+            number: *line_no,
+        });
+        start = end + 1;
+    }
+    lines
+}
+
+struct LineBatch {
+    lines: Vec<(u32, Line)>,
+    facts: Option<FileFacts>,
+}
+
+/// Collects parsed lines into the header, entries and damage.
+#[derive(Default)]
+struct Builder {
+    header: Option<Header>,
+    /// Lines that parsed as JSON before the header (they make the file "not a session").
+    first_parsed: Option<u32>,
+    entries: Vec<Entry>,
+    /// v1 entries have no id; kept apart until the header's version is known to be 1.
+    idless: Vec<Entry>,
+    damage: Vec<Damage>,
+    facts: FileFacts,
+    not_a_session: bool,
+}
+
+impl Builder {
+    fn push_all(&mut self, batch: LineBatch) {
+        for (number, line) in batch.lines {
+            self.push(number, line);
+        }
+        if let Some(facts) = batch.facts {
+            self.facts = facts;
+        }
+    }
+
+    fn push(&mut self, number: u32, line: Line) {
+        if self.not_a_session {
+            return;
+        }
+        match line {
+            Line::Blank => {}
+            Line::Malformed => self.damage(number, DamageKind::Malformed),
+            Line::NotAnObject if self.header.is_none() => self.reject(number),
+            Line::NotAnObject => self.damage(number, DamageKind::NotAnObject),
+            Line::Header(h) if self.header.is_none() => self.header = Some(header(*h, number)),
+            Line::Header(_) => self.damage(number, DamageKind::ExtraHeader),
+            _ if self.header.is_none() => self.reject(number),
+            Line::NoId(e) if self.is_v1() => self.idless.push(*e),
+            Line::NoId(_) => self.damage(number, DamageKind::MissingId),
+            Line::Entry(e) if self.is_v1() => self.idless.push(*e),
+            Line::Entry(e) => self.entries.push(*e),
+        }
+    }
+
+    fn is_v1(&self) -> bool {
+        self.header.as_ref().is_some_and(|h| h.version < 2)
+    }
+
+    fn reject(&mut self, number: u32) {
+        self.first_parsed.get_or_insert(number);
+        self.not_a_session = true;
+    }
+
+    fn damage(&mut self, line: u32, kind: DamageKind) {
+        self.damage.push(Damage { line, kind });
+    }
+
+    fn finish(mut self, path: PathBuf) -> Result<ParsedFile, ParseError> {
+        if self.facts.len == 0 {
+            return Err(ParseError::Empty);
+        }
+        let header = match (self.header.take(), self.not_a_session) {
+            (Some(h), false) => h,
+            _ => {
+                return Err(ParseError::NotASession {
+                    first_line: self.first_parsed,
+                });
+            }
+        };
+        let mut entries = if header.version < 2 {
+            migrate_v1(std::mem::take(&mut self.idless), &self.facts.first_line)
+        } else {
+            std::mem::take(&mut self.entries)
+        };
+        drop_duplicates(&mut entries, &mut self.damage);
+        self.damage.sort_by_key(|d| d.line);
+        Ok(ParsedFile {
+            path,
+            header,
+            entries,
+            damage: self.damage,
+            facts: self.facts,
+        })
+    }
+}
+
+fn header(h: HeaderLine, line: u32) -> Header {
+    Header {
+        id: h.id.unwrap_or_default(),
+        id_is_string: h.id_is_string,
+        version: h
+            .version
+            .map_or(1, |v| v.clamp(0.0, u32::MAX as f64) as u32),
+        timestamp: h.timestamp,
+        cwd: h.cwd.unwrap_or_default(),
+        parent_session: h.parent_session,
+        line,
+    }
+}
+
+/// Keep the first entry of each id; later ones are counted as damage.
+fn drop_duplicates(entries: &mut Vec<Entry>, damage: &mut Vec<Damage>) {
+    let mut seen: HashSet<String> = HashSet::with_capacity(entries.len());
+    entries.retain(|e| {
+        if seen.insert(e.id.clone()) {
+            true
+        } else {
+            damage.push(Damage {
+                line: e.line,
+                kind: DamageKind::DuplicateId,
+            });
+            false
+        }
+    });
+}
+
+/// pi's v1→v2 migration, in memory: every entry gets a new id and the previous entry as its
+/// parent; a compaction's `firstKeptEntryIndex` (header = index 0) becomes `firstKeptEntryId`.
+///
+/// pi draws the new ids at random, so they change on every open. pitree derives them from the
+/// header line and the line number instead, so they are the same on every read and the same as the
+/// ones [`crate::store`] writes when it migrates the file on disk.
+fn migrate_v1(mut entries: Vec<Entry>, header_line: &[u8]) -> Vec<Entry> {
+    let ids = legacy_ids(header_line, entries.iter().map(|e| e.line));
+    let mut parent: Option<String> = None;
+    for (entry, id) in entries.iter_mut().zip(&ids) {
+        entry.id = id.clone();
+        entry.parent_id = parent.replace(id.clone());
+    }
+    for (position, entry) in entries.iter_mut().enumerate() {
+        if let Kind::Compaction {
+            first_kept_entry_id,
+            first_kept_entry_index: Some(index),
+            ..
+        } = &mut entry.kind
+        {
+            *first_kept_entry_id = kept_entry_id(&ids, position, *index);
+        }
+    }
+    entries
+}
+
+/// The id a v1 `firstKeptEntryIndex` resolves to: index 0 is the header, and an index at or after
+/// the compaction itself names an entry pi has not migrated yet, so it resolves to nothing.
+fn kept_entry_id(ids: &[String], compaction_position: usize, index: f64) -> Option<String> {
+    if index.fract() != 0.0 || index < 1.0 {
+        return None;
+    }
+    let target = index as usize - 1;
+    (target < compaction_position).then(|| ids[target].clone())
+}
+
+/// Deterministic 8-hex ids for the entries of a legacy file, unique within it.
+pub fn legacy_ids(header_line: &[u8], lines: impl Iterator<Item = u32>) -> Vec<String> {
+    let seed = fnv1a(header_line);
+    let mut used = HashSet::new();
+    lines
+        .map(|line| {
+            let mut salt = 0u64;
+            loop {
+                let h = fnv1a_u64(seed ^ (u64::from(line) << 20) ^ salt);
+                let id = format!("{:08x}", h as u32);
+                if used.insert(id.clone()) {
+                    return id;
+                }
+                salt += 1;
+            }
+        })
+        .collect()
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
+    })
+}
+
+fn fnv1a_u64(v: u64) -> u64 {
+    fnv1a(&v.to_le_bytes())
+}
