@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use pitree::session::{Session, content, context};
+use pitree::session::{Session, context};
 use serde_json::{Value, json};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
@@ -51,9 +51,7 @@ const DEVIATIONS: &[(&str, &[&str], &str)] = &[
 ];
 
 fn deviates(file: &str, field: &str) -> bool {
-    DEVIATIONS
-        .iter()
-        .any(|(f, fields, _)| *f == file && fields.contains(&field))
+    DEVIATIONS.iter().any(|(f, fields, _)| *f == file && fields.contains(&field))
 }
 
 fn fixture_files() -> Vec<PathBuf> {
@@ -85,12 +83,7 @@ fn is_no_id(v: &Value) -> bool {
 /// pi's value with the `<no-id@line N>` pseudo-entries removed (pitree skips those lines).
 fn without_no_ids(v: &Value) -> Value {
     match v {
-        Value::Array(a) => Value::Array(
-            a.iter()
-                .filter(|x| !is_no_id(x))
-                .map(without_no_ids)
-                .collect(),
-        ),
+        Value::Array(a) => Value::Array(a.iter().filter(|x| !is_no_id(x)).map(without_no_ids).collect()),
         Value::Object(m) => Value::Object(
             m.iter()
                 .filter(|(k, v)| !k.starts_with("<no-id@") && !only_no_ids(v))
@@ -103,8 +96,7 @@ fn without_no_ids(v: &Value) -> Value {
 
 /// A children list made only of pseudo-entries (it disappears once they are removed).
 fn only_no_ids(v: &Value) -> bool {
-    v.as_array()
-        .is_some_and(|a| !a.is_empty() && a.iter().all(is_no_id))
+    v.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(is_no_id))
 }
 
 struct View<'a> {
@@ -126,12 +118,7 @@ impl View<'_> {
 
     fn parent_of(&self) -> Value {
         let m: serde_json::Map<String, Value> = (0..self.s.entries().len() as u32)
-            .map(|i| {
-                (
-                    self.s.entry(i).id.clone(),
-                    self.s.graph.parent(i).map_or(Value::Null, |p| self.id(p)),
-                )
-            })
+            .map(|i| (self.s.entry(i).id.clone(), self.s.graph.parent(i).map_or(Value::Null, |p| self.id(p))))
             .collect();
         Value::Object(m)
     }
@@ -139,26 +126,15 @@ impl View<'_> {
     fn children_order(&self) -> Value {
         let m: serde_json::Map<String, Value> = (0..self.s.entries().len() as u32)
             .filter(|&i| !self.s.graph.children(i).is_empty())
-            .map(|i| {
-                (
-                    self.s.entry(i).id.clone(),
-                    self.ids(self.s.graph.children(i).iter().copied()),
-                )
-            })
+            .map(|i| (self.s.entry(i).id.clone(), self.ids(self.s.graph.children(i).iter().copied())))
             .collect();
         Value::Object(m)
     }
 
     fn labels(&self) -> (Value, Value) {
         let labels = self.s.graph.labels();
-        let texts = labels
-            .iter()
-            .map(|(k, l)| (k.clone(), json!(l.text)))
-            .collect();
-        let times = labels
-            .iter()
-            .map(|(k, l)| (k.clone(), json!(l.timestamp)))
-            .collect();
+        let texts = labels.iter().map(|(k, l)| (k.clone(), json!(l.text))).collect();
+        let times = labels.iter().map(|(k, l)| (k.clone(), json!(l.timestamp))).collect();
         (Value::Object(texts), Value::Object(times))
     }
 
@@ -173,25 +149,12 @@ impl View<'_> {
     }
 
     fn message_text(&self, m: &context::ContextMessage) -> Value {
-        let source = self.s.load(m.replaced_by.unwrap_or(m.entry)).unwrap();
-        let text = match (m.role.as_str(), m.replaced_by) {
-            (_, Some(_)) => source
-                .get("replacement")
-                .and_then(|r| r.get("content"))
-                .and_then(|c| content::content_text(c, "\n")),
-            ("system", None) if source["type"] == "compaction" => {
-                content::content_text(&source["systemMessage"]["content"], "\n")
-            }
-            _ => content::entry_text(&source),
-        };
-        text.map_or(Value::Null, Value::String)
+        self.s.context_text(m).unwrap().map_or(Value::Null, Value::String)
     }
 
     fn settings(&self) -> (Value, Value) {
         let s = context::settings(&self.s.graph, self.s.entries(), self.s.graph.leaf());
-        let model = s
-            .model
-            .map_or(Value::Null, |(p, m)| json!({"provider": p, "modelId": m}));
+        let model = s.model.map_or(Value::Null, |(p, m)| json!({"provider": p, "modelId": m}));
         (json!(s.thinking_level), model)
     }
 }
@@ -219,10 +182,7 @@ fn check_file(path: &Path, failures: &mut Vec<String>) {
         }
         (Ok(_), true) if ["bom.jsonl", "header-id-number.jsonl"].contains(&name.as_str()) => return,
         (Ok(_), true) => {
-            failures.push(format!(
-                "{name}: pi cannot open it ({}) but pitree did",
-                pi["loadError"]
-            ));
+            failures.push(format!("{name}: pi cannot open it ({}) but pitree did", pi["loadError"]));
             return;
         }
         (Err(e), false) => {
@@ -246,28 +206,10 @@ fn check_file(path: &Path, failures: &mut Vec<String>) {
     );
     let (labels, times) = v.labels();
     compare(&name, "labels", labels, &pi["labels"], failures);
-    compare(
-        &name,
-        "labelTimestamps",
-        times,
-        &pi["labelTimestamps"],
-        failures,
-    );
-    compare(
-        &name,
-        "roots",
-        v.ids(s.graph.roots()),
-        &pi["roots"],
-        failures,
-    );
+    compare(&name, "labelTimestamps", times, &pi["labelTimestamps"], failures);
+    compare(&name, "roots", v.ids(s.graph.roots()), &pi["roots"], failures);
     compare(&name, "parentOf", v.parent_of(), &pi["parentOf"], failures);
-    compare(
-        &name,
-        "childrenOrder",
-        v.children_order(),
-        &pi["childrenOrder"],
-        failures,
-    );
+    compare(&name, "childrenOrder", v.children_order(), &pi["childrenOrder"], failures);
     let leaf = s.graph.leaf();
     compare(
         &name,
@@ -279,35 +221,11 @@ fn check_file(path: &Path, failures: &mut Vec<String>) {
     if deviates(&name, "context") {
         return;
     }
-    compare(
-        &name,
-        "contextEntryIds",
-        v.ids(s.context_entries(leaf)),
-        &pi["contextEntryIds"],
-        failures,
-    );
-    compare(
-        &name,
-        "contextMessageRoles",
-        v.context_roles(),
-        &pi["contextMessageRoles"],
-        failures,
-    );
-    compare(
-        &name,
-        "contextMessageTexts",
-        v.context_texts(),
-        &pi["contextMessageTexts"],
-        failures,
-    );
+    compare(&name, "contextEntryIds", v.ids(s.context_entries(leaf)), &pi["contextEntryIds"], failures);
+    compare(&name, "contextMessageRoles", v.context_roles(), &pi["contextMessageRoles"], failures);
+    compare(&name, "contextMessageTexts", v.context_texts(), &pi["contextMessageTexts"], failures);
     let (thinking, model) = v.settings();
-    compare(
-        &name,
-        "thinkingLevel",
-        thinking,
-        &pi["thinkingLevel"],
-        failures,
-    );
+    compare(&name, "thinkingLevel", thinking, &pi["thinkingLevel"], failures);
     compare(&name, "model", model, &pi["model"], failures);
 }
 
@@ -316,34 +234,19 @@ fn compare_structure_by_line(name: &str, s: &Session, pi: &Value, failures: &mut
     let ours: Vec<Value> = (0..s.entries().len() as u32)
         .map(|i| json!([s.entry(i).line, s.graph.parent(i).map(|p| s.entry(p).line)]))
         .collect();
-    let theirs: Vec<Value> = pi["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| json!([e["line"], e["parentLine"]]))
-        .collect();
+    let theirs: Vec<Value> =
+        pi["entries"].as_array().unwrap().iter().map(|e| json!([e["line"], e["parentLine"]])).collect();
     if ours != theirs {
-        failures.push(format!(
-            "{name}: entry structure by line\n  pitree: {ours:?}\n  pi:     {theirs:?}"
-        ));
+        failures.push(format!("{name}: entry structure by line\n  pitree: {ours:?}\n  pi:     {theirs:?}"));
     }
     let leaf_line = s.graph.leaf().map(|l| s.entry(l).line);
     if json!(leaf_line) != pi["leafLine"] {
-        failures.push(format!(
-            "{name}: leaf line {leaf_line:?} vs pi {}",
-            pi["leafLine"]
-        ));
+        failures.push(format!("{name}: leaf line {leaf_line:?} vs pi {}", pi["leafLine"]));
     }
-    let context_lines: Vec<u32> = s
-        .context_entries(s.graph.leaf())
-        .iter()
-        .map(|&i| s.entry(i).line)
-        .collect();
+    let context_lines: Vec<u32> =
+        s.context_entries(s.graph.leaf()).iter().map(|&i| s.entry(i).line).collect();
     if json!(context_lines) != pi["contextEntryLines"] {
-        failures.push(format!(
-            "{name}: context lines {context_lines:?} vs pi {}",
-            pi["contextEntryLines"]
-        ));
+        failures.push(format!("{name}: context lines {context_lines:?} vs pi {}", pi["contextEntryLines"]));
     }
 }
 
@@ -355,12 +258,7 @@ fn every_fixture_matches_pi_except_documented_deviations() {
     for f in &files {
         check_file(f, &mut failures);
     }
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
 }
 
 fn edge(name: &str) -> Session {
@@ -378,10 +276,7 @@ fn two_cycle_is_broken_at_its_first_member() {
     assert_eq!(roots, ["a0000001", "d0000001"]);
     let d1 = s.graph.find("d0000001").unwrap();
     assert_eq!(ids_of(&s, s.graph.children(d1).to_vec()), ["d0000002"]);
-    assert_eq!(
-        ids_of(&s, s.graph.path_to(s.graph.leaf().unwrap())),
-        ["d0000001", "d0000002"]
-    );
+    assert_eq!(ids_of(&s, s.graph.path_to(s.graph.leaf().unwrap())), ["d0000001", "d0000002"]);
     assert_eq!(s.graph.broken_cycles().count(), 1);
 }
 
@@ -397,12 +292,7 @@ fn duplicate_id_keeps_the_first_line_and_reports_the_second() {
     let s = edge("duplicate-id.jsonl");
     let dup = s.graph.find("e0000001").unwrap();
     assert_eq!(s.entry(dup).parent_id.as_deref(), Some("a0000001"));
-    assert!(
-        s.file
-            .damage
-            .iter()
-            .any(|d| d.kind == pitree::session::DamageKind::DuplicateId)
-    );
+    assert!(s.file.damage.iter().any(|d| d.kind == pitree::session::DamageKind::DuplicateId));
 }
 
 #[test]
@@ -436,11 +326,7 @@ fn damaged_lines_are_counted_with_reasons() {
 #[test]
 fn huge_line_is_read_without_keeping_its_text() {
     let s = edge("huge-line.jsonl");
-    let big = s
-        .entries()
-        .iter()
-        .find(|e| e.span.end - e.span.start > 20_000_000)
-        .unwrap();
+    let big = s.entries().iter().find(|e| e.span.end - e.span.start > 20_000_000).unwrap();
     let m = big.message().unwrap();
     assert!(m.text.head.len() <= 4 * pitree::session::entry::TEXT_HEAD_CHARS);
     assert!(m.text.chars > 1_000_000);

@@ -16,14 +16,8 @@ pub fn read_span(path: &Path, span: &Range<u64>) -> Result<Vec<u8>> {
     let mut file = File::open(path).wrap_err_with(|| format!("cannot open {}", path.display()))?;
     file.seek(SeekFrom::Start(span.start))?;
     let mut buf = vec![0; (span.end - span.start) as usize];
-    file.read_exact(&mut buf).wrap_err_with(|| {
-        format!(
-            "cannot read bytes {}..{} of {}",
-            span.start,
-            span.end,
-            path.display()
-        )
-    })?;
+    file.read_exact(&mut buf)
+        .wrap_err_with(|| format!("cannot read bytes {}..{} of {}", span.start, span.end, path.display()))?;
     Ok(buf)
 }
 
@@ -67,15 +61,13 @@ pub fn content_text(content: &Value, sep: &str) -> Option<String> {
 /// content (text blocks joined with `\n`), a summary's `summary`.
 pub fn entry_text(entry: &Value) -> Option<String> {
     match entry.get("type").and_then(Value::as_str) {
-        Some("message") => entry
-            .get("message")
-            .and_then(|m| m.get("content"))
-            .and_then(|c| content_text(c, "\n")),
+        Some("message") => {
+            entry.get("message").and_then(|m| m.get("content")).and_then(|c| content_text(c, "\n"))
+        }
         Some("custom_message") => entry.get("content").and_then(|c| content_text(c, "\n")),
-        Some("compaction") | Some("branch_summary") => entry
-            .get("summary")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        Some("compaction") | Some("branch_summary") => {
+            entry.get("summary").and_then(Value::as_str).map(str::to_string)
+        }
         _ => None,
     }
 }

@@ -14,24 +14,16 @@ pub fn context_entries(graph: &Graph, entries: &[Entry], leaf: Option<Ix>) -> Ve
         return Vec::new();
     };
     let path = graph.path_to(leaf);
-    let last_compaction = path
-        .iter()
-        .rposition(|&i| matches!(entries[i as usize].kind, Kind::Compaction { .. }));
+    let last_compaction =
+        path.iter().rposition(|&i| matches!(entries[i as usize].kind, Kind::Compaction { .. }));
     let Some(c) = last_compaction else {
         return path;
     };
     let mut out = vec![path[c]];
-    if let Kind::Compaction {
-        first_kept_entry_id: Some(kept),
-        ..
-    } = &entries[path[c] as usize].kind
+    if let Kind::Compaction { first_kept_entry_id: Some(kept), .. } = &entries[path[c] as usize].kind
+        && let Some(k) = path[..c].iter().position(|&i| entries[i as usize].id == *kept)
     {
-        if let Some(k) = path[..c]
-            .iter()
-            .position(|&i| entries[i as usize].id == *kept)
-        {
-            out.extend_from_slice(&path[k..c]);
-        }
+        out.extend_from_slice(&path[k..c]);
     }
     out.extend_from_slice(&path[c + 1..]);
     out
@@ -61,11 +53,7 @@ pub fn context_messages(graph: &Graph, entries: &[Entry], leaf: Option<Ix>) -> V
             continue;
         }
         for role in entry_roles(entry, position == 0) {
-            out.push(ContextMessage {
-                entry: ix,
-                role: role.to_string(),
-                replaced_by: edit,
-            });
+            out.push(ContextMessage { entry: ix, role: role.to_string(), replaced_by: edit });
         }
     }
     out
@@ -78,9 +66,7 @@ fn entry_roles(entry: &Entry, first: bool) -> Vec<&str> {
         Kind::Message(m) => vec![m.role.as_str()],
         Kind::CustomMessage { .. } => vec!["custom"],
         Kind::BranchSummary { summary, .. } if !summary.is_empty() => vec!["branchSummary"],
-        Kind::Compaction {
-            has_system_message, ..
-        } if first => {
+        Kind::Compaction { has_system_message, .. } if first => {
             if *has_system_message {
                 vec!["system", "compactionSummary"]
             } else {
@@ -117,19 +103,14 @@ pub struct Settings {
 }
 
 pub fn settings(graph: &Graph, entries: &[Entry], leaf: Option<Ix>) -> Settings {
-    let mut s = Settings {
-        thinking_level: "off".to_string(),
-        model: None,
-    };
+    let mut s = Settings { thinking_level: "off".to_string(), model: None };
     let Some(leaf) = leaf else {
         return s;
     };
     for ix in graph.path_to(leaf) {
         match &entries[ix as usize].kind {
             Kind::ThinkingLevelChange { level } => s.thinking_level = level.clone(),
-            Kind::ModelChange { provider, model_id } => {
-                s.model = Some((provider.clone(), model_id.clone()))
-            }
+            Kind::ModelChange { provider, model_id } => s.model = Some((provider.clone(), model_id.clone())),
             Kind::Message(m) if m.role == "assistant" => {
                 if let (Some(p), Some(model)) = (&m.provider, &m.model) {
                     s.model = Some((p.clone(), model.clone()));

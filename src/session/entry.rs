@@ -23,7 +23,7 @@ pub struct Entry {
 /// What kind of entry this is, with the fields the views and the graph need.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
-    Message(Message),
+    Message(Box<Message>),
     ThinkingLevelChange {
         level: String,
     },
@@ -95,10 +95,7 @@ impl TextHead {
             }
             chars = i + 1;
         }
-        TextHead {
-            head: full[..end].to_string(),
-            chars,
-        }
+        TextHead { head: full[..end].to_string(), chars }
     }
 
     pub fn is_empty(&self) -> bool {

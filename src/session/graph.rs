@@ -56,16 +56,11 @@ pub struct Graph {
 
 impl Graph {
     pub fn build(entries: &[Entry]) -> Graph {
-        let index: HashMap<String, Ix> = entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id.clone(), i as Ix))
-            .collect();
+        let index: HashMap<String, Ix> =
+            entries.iter().enumerate().map(|(i, e)| (e.id.clone(), i as Ix)).collect();
         let (mut parent, mut root_kind) = link_parents(entries, &index);
         break_cycles(&mut parent, &mut root_kind);
-        let roots = (0..entries.len())
-            .filter_map(|i| root_kind[i].map(|k| (i as Ix, k)))
-            .collect();
+        let roots = (0..entries.len()).filter_map(|i| root_kind[i].map(|k| (i as Ix, k))).collect();
         let (child_start, children) = sorted_children(entries, &parent);
         let (labels, name) = labels_and_name(entries);
         Graph {
@@ -113,10 +108,7 @@ impl Graph {
 
     /// Entries whose `parentId` cycle was broken (each is now a root).
     pub fn broken_cycles(&self) -> impl Iterator<Item = Ix> + '_ {
-        self.roots
-            .iter()
-            .filter(|(_, k)| *k == RootKind::BrokenCycle)
-            .map(|(ix, _)| *ix)
+        self.roots.iter().filter(|(_, k)| *k == RootKind::BrokenCycle).map(|(ix, _)| *ix)
     }
 
     /// The last entry in file order, where pi continues.
@@ -192,10 +184,7 @@ impl Graph {
 }
 
 /// Each entry's parent index, and for roots the reason.
-fn link_parents(
-    entries: &[Entry],
-    index: &HashMap<String, Ix>,
-) -> (Vec<Option<Ix>>, Vec<Option<RootKind>>) {
+fn link_parents(entries: &[Entry], index: &HashMap<String, Ix>) -> (Vec<Option<Ix>>, Vec<Option<RootKind>>) {
     let mut parent = Vec::with_capacity(entries.len());
     let mut root_kind = Vec::with_capacity(entries.len());
     for e in entries {
@@ -299,32 +288,19 @@ fn labels_and_name(entries: &[Entry]) -> (IndexMap<String, Label>, Option<String
     let mut name = None;
     for e in entries {
         match &e.kind {
-            Kind::Label {
-                target_id,
-                label: Some(text),
-            } => {
-                let label = Label {
-                    text: text.clone(),
-                    timestamp: e.timestamp.clone(),
-                };
+            Kind::Label { target_id, label: Some(text) } => {
+                let label = Label { text: text.clone(), timestamp: e.timestamp.clone() };
                 if let Some(slot) = labels.get_mut(target_id) {
                     *slot = label;
                 } else {
                     labels.insert(target_id.clone(), label);
                 }
             }
-            Kind::Label {
-                target_id,
-                label: None,
-            } => {
+            Kind::Label { target_id, label: None } => {
                 labels.shift_remove(target_id);
             }
             Kind::SessionInfo { name: n } => {
-                name = n
-                    .as_deref()
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                    .map(str::to_string);
+                name = n.as_deref().map(str::trim).filter(|n| !n.is_empty()).map(str::to_string);
             }
             _ => {}
         }

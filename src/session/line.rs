@@ -116,8 +116,7 @@ pub fn has_lone_surrogate_escape(text: &str) -> bool {
     let b = text.as_bytes();
     memchr::memmem::find_iter(b, b"\\u").any(|i| {
         b.get(i + 2).is_some_and(|c| *c == b'd' || *c == b'D')
-            && b.get(i + 3)
-                .is_some_and(|c| matches!(c, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
+            && b.get(i + 3).is_some_and(|c| matches!(c, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
     })
 }
 
@@ -164,9 +163,7 @@ pub fn replace_lone_surrogates(text: &str) -> String {
 }
 
 fn hex4(b: &[u8]) -> Option<u32> {
-    std::str::from_utf8(b)
-        .ok()
-        .and_then(|s| u32::from_str_radix(s, 16).ok())
+    std::str::from_utf8(b).ok().and_then(|s| u32::from_str_radix(s, 16).ok())
 }
 
 fn build(raw: RawLine<'_>, line_no: u32, span: std::ops::Range<u64>) -> Line {
@@ -206,9 +203,7 @@ fn header(raw: &RawLine<'_>) -> HeaderLine {
 
 /// Milliseconds since the epoch of an ISO-8601 timestamp.
 pub fn parse_time_ms(ts: &str) -> Option<i64> {
-    chrono::DateTime::parse_from_rfc3339(ts)
-        .ok()
-        .map(|t| t.timestamp_millis())
+    chrono::DateTime::parse_from_rfc3339(ts).ok().map(|t| t.timestamp_millis())
 }
 
 fn s(v: &Loose<'_>) -> String {
@@ -221,14 +216,9 @@ fn opt(v: &Loose<'_>) -> Option<String> {
 
 fn kind(ty: &str, raw: &RawLine<'_>) -> Kind {
     match ty {
-        "message" => Kind::Message(message(raw.message.as_ref())),
-        "thinking_level_change" => Kind::ThinkingLevelChange {
-            level: s(&raw.thinking_level),
-        },
-        "model_change" => Kind::ModelChange {
-            provider: s(&raw.provider),
-            model_id: s(&raw.model_id),
-        },
+        "message" => Kind::Message(Box::new(message(raw.message.as_ref()))),
+        "thinking_level_change" => Kind::ThinkingLevelChange { level: s(&raw.thinking_level) },
+        "model_change" => Kind::ModelChange { provider: s(&raw.provider), model_id: s(&raw.model_id) },
         "compaction" => Kind::Compaction {
             tokens_before: raw.tokens_before.0.unwrap_or(0.0),
             first_kept_entry_id: opt(&raw.first_kept_entry_id),
@@ -240,9 +230,7 @@ fn kind(ty: &str, raw: &RawLine<'_>) -> Kind {
             from_id: opt(&raw.from_id),
             summary: TextHead::new(raw.summary.0.as_deref().unwrap_or("")),
         },
-        "custom" => Kind::Custom {
-            custom_type: s(&raw.custom_type),
-        },
+        "custom" => Kind::Custom { custom_type: s(&raw.custom_type) },
         "custom_message" => Kind::CustomMessage {
             custom_type: s(&raw.custom_type),
             text: TextHead::new(&raw.content.as_ref().map(|c| c.text("")).unwrap_or_default()),
@@ -250,27 +238,15 @@ fn kind(ty: &str, raw: &RawLine<'_>) -> Kind {
         },
         "label" => Kind::Label {
             target_id: s(&raw.target_id),
-            label: raw
-                .label
-                .0
-                .as_deref()
-                .filter(|l| !l.is_empty())
-                .map(str::to_string),
+            label: raw.label.0.as_deref().filter(|l| !l.is_empty()).map(str::to_string),
         },
-        "session_info" => Kind::SessionInfo {
-            name: opt(&raw.name),
-        },
-        "usage" => Kind::Usage {
-            kind: s(&raw.usage_kind),
-            usage: raw.usage.as_ref().map(RawUsage::usage),
-        },
+        "session_info" => Kind::SessionInfo { name: opt(&raw.name) },
+        "usage" => Kind::Usage { kind: s(&raw.usage_kind), usage: raw.usage.as_ref().map(RawUsage::usage) },
         "context_edit" => Kind::ContextEdit {
             target_id: s(&raw.target_id),
             drops: raw.replacement.as_ref().is_none_or(|r| r.get() == "null"),
         },
-        other => Kind::Unknown {
-            type_name: other.to_string(),
-        },
+        other => Kind::Unknown { type_name: other.to_string() },
     }
 }
 
@@ -614,11 +590,7 @@ impl IdValue<'_> {
 
 /// A number as JavaScript prints it (`12345`, not `12345.0`).
 pub fn format_number(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e15 {
-        format!("{}", n as i64)
-    } else {
-        n.to_string()
-    }
+    if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for IdValue<'a> {

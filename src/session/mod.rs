@@ -7,6 +7,7 @@ pub mod entry;
 pub mod graph;
 pub mod line;
 pub mod parse;
+pub mod summary;
 
 use std::path::Path;
 
@@ -49,11 +50,7 @@ impl Session {
         if let Some(ix) = self.graph.find(id_or_prefix) {
             return Ok(ix);
         }
-        let mut matches = self
-            .entries()
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.id.starts_with(id_or_prefix));
+        let mut matches = self.entries().iter().enumerate().filter(|(_, e)| e.id.starts_with(id_or_prefix));
         match (matches.next(), matches.next()) {
             (Some((ix, _)), None) if !id_or_prefix.is_empty() => Ok(ix as Ix),
             (Some(_), Some(_)) => Err(IdLookupError::Ambiguous(id_or_prefix.to_string())),
@@ -68,6 +65,22 @@ impl Session {
 
     pub fn context_messages(&self, leaf: Option<Ix>) -> Vec<context::ContextMessage> {
         context::context_messages(&self.graph, self.entries(), leaf)
+    }
+
+    /// The text a context message carries: its content (or the `context_edit` replacement that
+    /// stands in for it), a summary's text, or a compaction's system prompt snapshot.
+    pub fn context_text(&self, m: &context::ContextMessage) -> color_eyre::Result<Option<String>> {
+        let source = self.load(m.replaced_by.unwrap_or(m.entry))?;
+        Ok(match (m.role.as_str(), m.replaced_by) {
+            (_, Some(_)) => source
+                .get("replacement")
+                .and_then(|r| r.get("content"))
+                .and_then(|c| content::content_text(c, "\n")),
+            ("system", None) if source["type"] == "compaction" => {
+                content::content_text(&source["systemMessage"]["content"], "\n")
+            }
+            _ => content::entry_text(&source),
+        })
     }
 
     /// Load an entry's full JSON from the file.
@@ -87,10 +100,9 @@ impl std::fmt::Display for IdLookupError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             IdLookupError::NotFound(id) => write!(f, "no entry id starts with '{id}'"),
-            IdLookupError::Ambiguous(id) => write!(
-                f,
-                "'{id}' is the start of more than one entry id; give more characters"
-            ),
+            IdLookupError::Ambiguous(id) => {
+                write!(f, "'{id}' is the start of more than one entry id; give more characters")
+            }
         }
     }
 }

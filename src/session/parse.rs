@@ -108,9 +108,7 @@ impl std::fmt::Display for ParseError {
         match self {
             ParseError::Io(e) => write!(f, "{e}"),
             ParseError::Empty => f.write_str("the file is empty (0 bytes), so it holds no session"),
-            ParseError::NotASession {
-                first_line: Some(n),
-            } => {
+            ParseError::NotASession { first_line: Some(n) } => {
                 write!(
                     f,
                     "not a pi session file: line {n} is the first readable line and is not a session header"
@@ -172,37 +170,25 @@ fn read_lines<R: Read>(mut reader: R, mut sink: impl FnMut(LineBatch)) -> Result
             last_byte = buf.last().copied();
         }
         let eof = n == 0;
-        let cut = if eof {
-            buf.len()
-        } else {
-            memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)
-        };
+        let cut = if eof { buf.len() } else { memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1) };
         if cut > 0 || eof {
             let lines = split(&buf[..cut], offset, &mut line_no);
-            if facts.lines == 0 {
-                if let Some(first) = lines.first() {
-                    facts.first_line = first.bytes.to_vec();
-                }
+            if facts.lines == 0
+                && let Some(first) = lines.first()
+            {
+                facts.first_line = first.bytes.to_vec();
             }
             facts.lines = line_no;
-            let parsed: Vec<(u32, Line)> = lines
-                .par_iter()
-                .map(|l| (l.number, parse_line(l.bytes, l.number, l.start)))
-                .collect();
-            sink(LineBatch {
-                lines: parsed,
-                facts: None,
-            });
+            let parsed: Vec<(u32, Line)> =
+                lines.par_iter().map(|l| (l.number, parse_line(l.bytes, l.number, l.start))).collect();
+            sink(LineBatch { lines: parsed, facts: None });
             offset += cut as u64;
             buf.drain(..cut);
         }
         if eof {
             facts.len = offset;
             facts.ends_with_newline = last_byte.is_none_or(|b| b == b'\n');
-            sink(LineBatch {
-                lines: Vec::new(),
-                facts: Some(facts),
-            });
+            sink(LineBatch { lines: Vec::new(), facts: Some(facts) });
             return Ok(());
         }
     }
@@ -228,11 +214,7 @@ fn split<'a>(block: &'a [u8], offset: u64, line_no: &mut u32) -> Vec<RawLine<'a>
     while start < block.len() {
         let end = memchr::memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i);
         *line_no += 1;
-        lines.push(RawLine {
-            bytes: &block[start..end],
-            start: offset + start as u64,
-            number: *line_no,
-        });
+        lines.push(RawLine { bytes: &block[start..end], start: offset + start as u64, number: *line_no });
         start = end + 1;
     }
     lines
@@ -306,9 +288,7 @@ impl Builder {
         let header = match (self.header.take(), self.not_a_session) {
             (Some(h), false) => h,
             _ => {
-                return Err(ParseError::NotASession {
-                    first_line: self.first_parsed,
-                });
+                return Err(ParseError::NotASession { first_line: self.first_parsed });
             }
         };
         let mut entries = if header.version < 2 {
@@ -318,13 +298,7 @@ impl Builder {
         };
         drop_duplicates(&mut entries, &mut self.damage);
         self.damage.sort_by_key(|d| d.line);
-        Ok(ParsedFile {
-            path,
-            header,
-            entries,
-            damage: self.damage,
-            facts: self.facts,
-        })
+        Ok(ParsedFile { path, header, entries, damage: self.damage, facts: self.facts })
     }
 }
 
@@ -332,9 +306,7 @@ fn header(h: HeaderLine, line: u32) -> Header {
     Header {
         id: h.id.unwrap_or_default(),
         id_is_string: h.id_is_string,
-        version: h
-            .version
-            .map_or(1, |v| v.clamp(0.0, u32::MAX as f64) as u32),
+        version: h.version.map_or(1, |v| v.clamp(0.0, u32::MAX as f64) as u32),
         timestamp: h.timestamp,
         cwd: h.cwd.unwrap_or_default(),
         parent_session: h.parent_session,
@@ -349,10 +321,7 @@ fn drop_duplicates(entries: &mut Vec<Entry>, damage: &mut Vec<Damage>) {
         if seen.insert(e.id.clone()) {
             true
         } else {
-            damage.push(Damage {
-                line: e.line,
-                kind: DamageKind::DuplicateId,
-            });
+            damage.push(Damage { line: e.line, kind: DamageKind::DuplicateId });
             false
         }
     });
@@ -372,11 +341,8 @@ fn migrate_v1(mut entries: Vec<Entry>, header_line: &[u8]) -> Vec<Entry> {
         entry.parent_id = parent.replace(id.clone());
     }
     for (position, entry) in entries.iter_mut().enumerate() {
-        if let Kind::Compaction {
-            first_kept_entry_id,
-            first_kept_entry_index: Some(index),
-            ..
-        } = &mut entry.kind
+        if let Kind::Compaction { first_kept_entry_id, first_kept_entry_index: Some(index), .. } =
+            &mut entry.kind
         {
             *first_kept_entry_id = kept_entry_id(&ids, position, *index);
         }
@@ -414,9 +380,7 @@ pub fn legacy_ids(header_line: &[u8], lines: impl Iterator<Item = u32>) -> Vec<S
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf29ce484222325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
-    })
+    bytes.iter().fold(0xcbf29ce484222325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100000001b3))
 }
 
 fn fnv1a_u64(v: u64) -> u64 {

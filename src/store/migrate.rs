@@ -1,0 +1,133 @@
+//! Legacy (v1/v2) files on disk, and the sessions-root boundary.
+//!
+//! pi rewrites a legacy file when it opens it and drops its unreadable lines. pitree reads legacy
+//! files with in-memory migration and touches the disk only before its first write to one: the
+//! migrated text goes to a temp file in the same folder (fsync), the original is kept as
+//! `<file>.v<N>.bak` (a hard link), the temp file is renamed over the original, and the folder is
+//! fsynced. Unreadable lines are kept verbatim. Entry ids are the ones the reader derived, so what
+//! the user saw is what lands on disk.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use color_eyre::eyre::{Result, WrapErr, bail};
+use serde_json::{Map, Value};
+
+use super::append::sync_dir;
+use crate::session::content::parse_json;
+use crate::session::{Entry, Kind, Session};
+
+/// `path` resolved, if it lies inside `root`; an error otherwise.
+pub fn inside_root(path: &Path, root: &Path) -> Result<PathBuf> {
+    let file = path.canonicalize().wrap_err_with(|| format!("cannot resolve {}", path.display()))?;
+    let root_c = root
+        .canonicalize()
+        .wrap_err_with(|| format!("cannot resolve the sessions root {}", root.display()))?;
+    if !file.starts_with(&root_c) || file == root_c {
+        bail!(
+            "{} is outside the sessions root {}; pitree only deletes, forks or migrates files inside it",
+            file.display(),
+            root_c.display()
+        );
+    }
+    Ok(file)
+}
+
+/// Migrate a legacy session file on disk. Returns the backup's path.
+pub fn migrate_on_disk(session: &Session, root: &Path) -> Result<PathBuf> {
+    let path = inside_root(&session.file.path, root)?;
+    let original = std::fs::read(&path).wrap_err_with(|| format!("cannot read {}", path.display()))?;
+    if original.len() as u64 != session.file.facts.len {
+        bail!("{} changed while it was being migrated; nothing was written", path.display());
+    }
+    let migrated = migrated_text(session, &original)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp =
+        tempfile::NamedTempFile::new_in(dir).wrap_err("cannot create a temp file for the migration")?;
+    tmp.write_all(&migrated)?;
+    tmp.as_file().set_permissions(std::fs::metadata(&path)?.permissions())?;
+    tmp.as_file().sync_all()?;
+    let backup = backup_path(&path, session.header().version);
+    std::fs::hard_link(&path, &backup)
+        .wrap_err_with(|| format!("cannot keep a backup at {}", backup.display()))?;
+    if std::fs::metadata(&path)?.len() != original.len() as u64 {
+        std::fs::remove_file(&backup)?;
+        bail!("{} changed while it was being migrated; nothing was written", path.display());
+    }
+    tmp.persist(&path).wrap_err_with(|| format!("cannot replace {}", path.display()))?;
+    sync_dir(&path)?;
+    Ok(backup)
+}
+
+/// `<file>.v<N>.bak`, or `<file>.v<N>.bak.<k>` when that exists already.
+fn backup_path(path: &Path, version: u32) -> PathBuf {
+    let base = format!("{}.v{version}.bak", path.display());
+    let mut candidate = PathBuf::from(&base);
+    let mut k = 1;
+    while candidate.exists() {
+        candidate = PathBuf::from(format!("{base}.{k}"));
+        k += 1;
+    }
+    candidate
+}
+
+/// The file's text after migration: the header at version 3, every entry migrated, every other
+/// line (blank, unreadable) kept byte for byte.
+fn migrated_text(session: &Session, original: &[u8]) -> Result<Vec<u8>> {
+    let by_line: std::collections::HashMap<u32, &Entry> =
+        session.entries().iter().map(|e| (e.line, e)).collect();
+    let mut out = Vec::with_capacity(original.len() + original.len() / 8);
+    let body = original.strip_suffix(b"\n").unwrap_or(original);
+    for (i, line) in body.split(|b| *b == b'\n').enumerate() {
+        let number = i as u32 + 1;
+        if number == session.header().line {
+            let mut header = parse_json(line)?;
+            set_key(&mut header, "version", Value::from(3));
+            out.extend_from_slice(serde_json::to_string(&header)?.as_bytes());
+        } else if let Some(entry) = by_line.get(&number) {
+            let value = migrated_entry_json(parse_json(line)?, entry);
+            out.extend_from_slice(serde_json::to_string(&value)?.as_bytes());
+        } else {
+            out.extend_from_slice(line);
+        }
+        out.push(b'\n');
+    }
+    Ok(out)
+}
+
+/// An entry's JSON as pi's migration leaves it: `id` and `parentId` set (appended if absent, as
+/// JavaScript does), a v1 compaction's `firstKeptEntryIndex` replaced by `firstKeptEntryId`, and
+/// v2's `hookMessage` role renamed to `custom`.
+pub fn migrated_entry_json(mut value: Value, entry: &Entry) -> Value {
+    set_key(&mut value, "id", Value::from(entry.id.clone()));
+    set_key(&mut value, "parentId", entry.parent_id.clone().map_or(Value::Null, Value::from));
+    if let Kind::Compaction { first_kept_entry_index: Some(_), first_kept_entry_id, .. } = &entry.kind {
+        if let Some(id) = first_kept_entry_id {
+            set_key(&mut value, "firstKeptEntryId", Value::from(id.clone()));
+        }
+        if let Value::Object(map) = &mut value {
+            map.shift_remove("firstKeptEntryIndex");
+        }
+    }
+    if let Some(Value::Object(message)) = value.get_mut("message")
+        && message.get("role").and_then(Value::as_str) == Some("hookMessage")
+    {
+        message.insert("role".to_string(), Value::from("custom"));
+    }
+    value
+}
+
+fn set_key(value: &mut Value, key: &str, v: Value) {
+    if let Value::Object(map) = value {
+        set_in_map(map, key, v);
+    }
+}
+
+fn set_in_map(map: &mut Map<String, Value>, key: &str, v: Value) {
+    match map.get_mut(key) {
+        Some(slot) => *slot = v,
+        None => {
+            map.insert(key.to_string(), v);
+        }
+    }
+}
