@@ -1,5 +1,515 @@
 //! Many sessions: where they are, what each one is, how to find one.
+//!
+//! - [`locate`]: the sessions root (`--session-dir` > `PI_CODING_AGENT_SESSION_DIR` >
+//!   `<agent dir>/sessions`), the files of a [`Scope`], the current-folder test.
+//! - [`scan`]: one file's summary with pi 1.6.0's listing rules, streamed, resumable.
+//! - [`index`]: the persistent index that makes an unchanged listing read no session file.
+//! - [`search`]: pi's picker query language, ranking, sort modes and threaded tree.
+//! - [`list_cmd`]: `pitree list`.
+//!
+//! [`Catalog`] ties them together:
+//!
+//! ```no_run
+//! use pitree::catalog::{Catalog, Scope, locate, search};
+//! let root = locate::sessions_root(None, &|k| std::env::var_os(k))?;
+//! let catalog = Catalog::open(root, pitree::catalog::default_cache_dir(&|k| std::env::var_os(k)).as_deref());
+//! let report = catalog.scan(&Scope::All, &|done, total| eprintln!("{done}/{total}"));
+//! let rows = search::filter_and_sort(&report.sessions, "re:\\bauth\\b", search::SortMode::Relevance, false);
+//! # Ok::<(), color_eyre::Report>(())
+//! ```
 
+pub mod display;
+pub mod fuzzy;
+pub mod hash;
+pub mod index;
+pub mod js;
+pub mod jsregex;
+pub mod lines;
+pub mod list_cmd;
+pub mod locate;
+pub mod scan;
+pub mod search;
 pub mod summary;
+pub mod thread;
 
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+pub use locate::{Scope, SessionsRoot};
 pub use summary::SessionSummary;
+
+use hash::FastSet;
+use index::{Fingerprint, Index, Record, Reuse};
+use locate::{Candidate, CwdMatcher, FileMeta};
+use scan::{Resume, ScanState, Scanner};
+
+/// A folder or file that could not be read; listing goes on without it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// What a scan did (for tests, benchmarks and `--verbose` output).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanStats {
+    /// Session files considered.
+    pub files: usize,
+    /// Files the index answered without reading them.
+    pub unchanged: usize,
+    /// Grown files read from their stored offset.
+    pub continued: usize,
+    /// Files read from the start (new, replaced, shrunk, or no index).
+    pub rescanned: usize,
+    /// Bytes read from session files by the scanner.
+    pub bytes_read: u64,
+    /// Bytes read to fingerprint files (grown-file checks and new resume points).
+    pub check_bytes: u64,
+    /// An index was found and used.
+    pub index_loaded: bool,
+    /// Why an existing index was not used.
+    pub index_error: Option<String>,
+    /// A new index was written.
+    pub index_written: bool,
+}
+
+/// What a background scan reports, in this order: any number of `Progress` and `Found`, then one
+/// `Done`.
+#[derive(Debug, Clone)]
+pub enum ScanEvent {
+    /// `done` of `total` files are summarized.
+    Progress {
+        done: usize,
+        total: usize,
+    },
+    /// Sessions found since the last event (unsorted; see [`sort_recent`]).
+    Found(Vec<SessionSummary>),
+    Done {
+        warnings: Vec<Warning>,
+        stats: ScanStats,
+    },
+}
+
+/// The result of [`Catalog::scan`].
+#[derive(Debug, Clone, Default)]
+pub struct ScanReport {
+    /// Sorted as pi lists them (see [`sort_recent`]).
+    pub sessions: Vec<SessionSummary>,
+    pub warnings: Vec<Warning>,
+    pub stats: ScanStats,
+}
+
+/// Tells whether a running pi holds a session file (see `crate::store::live`).
+pub type LiveCheck = dyn Fn(&Path) -> bool + Send + Sync;
+
+/// The sessions under one root, listed through a persistent index.
+pub struct Catalog {
+    root: SessionsRoot,
+    index_file: Option<PathBuf>,
+    live: Option<Arc<LiveCheck>>,
+    texts: bool,
+}
+
+/// pitree's cache folder: `PITREE_CACHE_DIR`, else `<platform cache dir>/pitree` (on Linux
+/// `$XDG_CACHE_HOME/pitree` or `~/.cache/pitree`).
+pub fn default_cache_dir(env: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    match env("PITREE_CACHE_DIR").filter(|v| !v.is_empty()) {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => dirs::cache_dir().map(|d| d.join("pitree")),
+    }
+}
+
+impl Catalog {
+    /// A catalog of `root` whose index lives in `cache_dir` (`None`: no index, every scan reads
+    /// every file).
+    pub fn open(root: SessionsRoot, cache_dir: Option<&Path>) -> Catalog {
+        let index_file = cache_dir.map(|d| index::index_path(d, &root.path));
+        Catalog { root, index_file, live: None, texts: true }
+    }
+
+    /// Mark sessions a running pi holds (`SessionSummary::live`).
+    pub fn with_live(mut self, check: impl Fn(&Path) -> bool + Send + Sync + 'static) -> Catalog {
+        self.live = Some(Arc::new(check));
+        self
+    }
+
+    /// Whether summaries must carry `all_messages_text` (needed for search; default yes). Without
+    /// it the index's text section is not read when nothing changed, and `all_messages_text` may be
+    /// empty.
+    pub fn with_texts(mut self, texts: bool) -> Catalog {
+        self.texts = texts;
+        self
+    }
+
+    pub fn root(&self) -> &SessionsRoot {
+        &self.root
+    }
+
+    /// The index file, if the catalog has one.
+    pub fn index_file(&self) -> Option<&Path> {
+        self.index_file.as_deref()
+    }
+
+    /// List the sessions of `scope`, calling `on_progress(done, total)` as files are summarized.
+    pub fn scan(&self, scope: &Scope, on_progress: &(dyn Fn(usize, usize) + Sync)) -> ScanReport {
+        self.run(scope, &Progress(on_progress))
+    }
+
+    /// Scan on a new thread, sending [`ScanEvent`]s: first the sessions the index answers, then
+    /// each file as it is read, then `Done`. Dropping the receiver stops the scan early.
+    pub fn scan_in_background(
+        self: &Arc<Self>,
+        scope: Scope,
+        tx: Sender<ScanEvent>,
+    ) -> std::thread::JoinHandle<()> {
+        let catalog = Arc::clone(self);
+        std::thread::spawn(move || {
+            let sink = Channel { tx: Mutex::new(tx), closed: AtomicBool::new(false) };
+            let report = catalog.run(&scope, &sink);
+            sink.send(ScanEvent::Done { warnings: report.warnings, stats: report.stats });
+        })
+    }
+
+    fn run(&self, scope: &Scope, sink: &dyn Sink) -> ScanReport {
+        let listing = locate::list_files(&self.root, scope);
+        let mut stats = ScanStats { files: listing.files.len(), ..ScanStats::default() };
+        let mut warnings = listing.warnings;
+        let mut index = self.load_index(&mut stats);
+        let plan = plan(&listing.files, &mut index, scope, &listing.dirs, &mut stats);
+        let filter = ScopeFilter::new(scope);
+        let total = listing.files.len();
+        let mut records: Vec<Record> = plan.unchanged;
+        if sink.wants_found() {
+            sink.found(self.summaries(records.iter(), &filter));
+        }
+        sink.progress(records.len(), total);
+        let (scanned, scan_warnings) =
+            self.scan_files(plan.to_scan, records.len(), total, &filter, sink, &mut stats);
+        warnings.extend(scan_warnings);
+        records.extend(scanned);
+        if plan.changed {
+            self.save_index(&mut index, scope, &listing.dirs, &records, &mut stats, &mut warnings);
+        }
+        let mut sessions = self.take_summaries(records, &filter);
+        sort_recent(&mut sessions);
+        ScanReport { sessions, warnings, stats }
+    }
+
+    fn load_index(&self, stats: &mut ScanStats) -> Index {
+        let Some(path) = &self.index_file else {
+            return Index::default();
+        };
+        if !path.exists() {
+            return Index::default();
+        }
+        match Index::load(path, self.texts) {
+            Ok(index) => {
+                stats.index_loaded = true;
+                index
+            }
+            Err(e) => {
+                stats.index_error = Some(format!("{e:#}"));
+                Index::default()
+            }
+        }
+    }
+
+    /// Read the files that need it, in parallel, newest first.
+    fn scan_files(
+        &self,
+        work: Vec<(Candidate, Option<Resume>)>,
+        done_before: usize,
+        total: usize,
+        filter: &ScopeFilter,
+        sink: &dyn Sink,
+        stats: &mut ScanStats,
+    ) -> (Vec<Record>, Vec<Warning>) {
+        let done = AtomicUsize::new(done_before);
+        let results: Vec<Result<(Record, u64, u64), Warning>> = work
+            .into_par_iter()
+            .map_init(Scanner::new, |scanner, (cand, resume)| {
+                if sink.cancelled() {
+                    return Err(Warning { path: cand.path, message: "scan cancelled".into() });
+                }
+                let result = scan_one(scanner, cand, resume);
+                if let (Ok((record, _, _)), true) = (&result, sink.wants_found()) {
+                    sink.found(self.summaries(std::iter::once(record), filter));
+                }
+                sink.progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                result
+            })
+            .collect();
+        let mut records = Vec::new();
+        let mut warnings = Vec::new();
+        for r in results {
+            match r {
+                Ok((record, read, checked)) => {
+                    stats.bytes_read += read;
+                    stats.check_bytes += checked;
+                    records.push(record);
+                }
+                Err(w) => warnings.push(w),
+            }
+        }
+        (records, warnings)
+    }
+
+    fn save_index(
+        &self,
+        index: &mut Index,
+        scope: &Scope,
+        dirs: &[PathBuf],
+        records: &[Record],
+        stats: &mut ScanStats,
+        warnings: &mut Vec<Warning>,
+    ) {
+        let Some(path) = &self.index_file else {
+            return;
+        };
+        let listed: FastSet<&OsStr> = records.iter().map(|r| r.path.as_os_str()).collect();
+        let kept: Vec<&Record> = index
+            .records
+            .values()
+            .filter(|r| !listed.contains(r.path.as_os_str()) && !is_gone(r, scope, dirs))
+            .collect();
+        let all: Vec<&Record> = records.iter().chain(kept).collect();
+        match Index::save(path, all.into_iter()) {
+            Ok(written) => stats.index_written = written,
+            Err(e) => warnings
+                .push(Warning { path: path.clone(), message: format!("cannot write the index: {e:#}") }),
+        }
+    }
+
+    fn summaries<'a>(
+        &self,
+        records: impl Iterator<Item = &'a Record>,
+        filter: &ScopeFilter,
+    ) -> Vec<SessionSummary> {
+        records
+            .filter(|r| r.state().is_session() && filter.keeps(r.state()))
+            .map(|r| self.mark_live(summary_of(&r.path, &r.meta, r.state())))
+            .collect()
+    }
+
+    /// [`Catalog::summaries`] that moves the texts out of the records instead of copying them.
+    fn take_summaries(&self, records: Vec<Record>, filter: &ScopeFilter) -> Vec<SessionSummary> {
+        records
+            .into_iter()
+            .filter(|r| r.state().is_session() && filter.keeps(r.state()))
+            .map(|r| self.mark_live(into_summary(r.path, &r.meta, r.tail.unwrap_or(r.resume.state))))
+            .collect()
+    }
+
+    fn mark_live(&self, mut s: SessionSummary) -> SessionSummary {
+        s.live = self.live.as_ref().is_some_and(|live| live(&s.path));
+        s
+    }
+}
+
+/// Which files the index answers, and which must be read (from the start or from an offset).
+struct Plan {
+    unchanged: Vec<Record>,
+    to_scan: Vec<(Candidate, Option<Resume>)>,
+    /// The index must be rewritten (a file was read, or a file is gone).
+    changed: bool,
+}
+
+/// A record whose file was not listed although its folder was (or every folder was).
+fn is_gone(record: &Record, scope: &Scope, dirs: &[PathBuf]) -> bool {
+    *scope == Scope::All || record.path.parent().is_some_and(|p| dirs.iter().any(|d| d == p))
+}
+
+/// Match the listed files against the index. The records used are taken out of `index`; what stays
+/// there is the records of files not listed this time. When the index will be rewritten, or a
+/// grown file continues from its record, the texts are loaded first (if they are damaged, the whole
+/// index is dropped).
+fn plan(
+    files: &[Candidate],
+    index: &mut Index,
+    scope: &Scope,
+    dirs: &[PathBuf],
+    stats: &mut ScanStats,
+) -> Plan {
+    let mut decisions: Vec<Reuse> = files
+        .iter()
+        .map(|cand| match index.records.get(cand.path.as_os_str()) {
+            Some(record) => {
+                let (reuse, checked) = index::classify(record, &cand.meta);
+                stats.check_bytes += checked;
+                reuse
+            }
+            None => Reuse::Rescan,
+        })
+        .collect();
+    let listed: FastSet<&OsStr> = files.iter().map(|c| c.path.as_os_str()).collect();
+    let gone =
+        index.records.values().any(|r| !listed.contains(r.path.as_os_str()) && is_gone(r, scope, dirs));
+    let changed = gone || decisions.iter().any(|d| !matches!(d, Reuse::Unchanged));
+    if changed
+        && !index.has_texts()
+        && let Err(e) = index.load_texts()
+    {
+        stats.index_error = Some(format!("{e:#}"));
+        index.records.clear();
+        decisions.iter_mut().for_each(|d| *d = Reuse::Rescan);
+    }
+    let mut plan = Plan { unchanged: Vec::new(), to_scan: Vec::new(), changed };
+    for (cand, reuse) in files.iter().zip(decisions) {
+        let record = index.records.remove(cand.path.as_os_str());
+        match (reuse, record) {
+            (Reuse::Unchanged, Some(r)) => {
+                stats.unchanged += 1;
+                plan.unchanged.push(r);
+            }
+            (Reuse::Continue, Some(r)) => {
+                stats.continued += 1;
+                plan.to_scan.push((cand.clone(), Some(r.resume)));
+            }
+            _ => {
+                stats.rescanned += 1;
+                plan.to_scan.push((cand.clone(), None));
+            }
+        }
+    }
+    plan
+}
+
+/// Scan one file; returns its record, the bytes scanned and the bytes read for its fingerprint.
+fn scan_one(
+    scanner: &mut Scanner,
+    cand: Candidate,
+    resume: Option<Resume>,
+) -> Result<(Record, u64, u64), Warning> {
+    let warn = |e: std::io::Error| Warning { path: cand.path.clone(), message: format!("cannot read: {e}") };
+    let scan = scanner.scan_from(&cand.path, resume.unwrap_or_default()).map_err(warn)?;
+    let (fingerprint, checked) = Fingerprint::of(&cand.path, scan.resume.offset).map_err(warn)?;
+    let read = scan.bytes_read;
+    let record =
+        Record { path: cand.path, meta: cand.meta, resume: scan.resume, tail: scan.tail, fingerprint };
+    Ok((record, read, checked))
+}
+
+/// The summary of a scanned file.
+pub fn summary_of(path: &Path, meta: &FileMeta, state: &ScanState) -> SessionSummary {
+    into_summary(path.to_path_buf(), meta, state.clone())
+}
+
+fn into_summary(path: PathBuf, meta: &FileMeta, state: ScanState) -> SessionSummary {
+    let modified_ms = state.modified_ms().unwrap_or_else(|| meta.mtime_ms());
+    let created_ms = state.created_ms();
+    let branches = state.branches();
+    let header = state.header.unwrap_or_default();
+    SessionSummary {
+        path,
+        id: header.id,
+        cwd: header.cwd,
+        name: state.name,
+        parent_session_path: header.parent_session,
+        created: header.timestamp,
+        created_ms,
+        modified_ms,
+        message_count: state.message_count,
+        first_message: state.first_message.unwrap_or_else(|| "(no messages)".to_string()),
+        all_messages_text: state.all_text,
+        usage: state.usage,
+        branches,
+        unreadable_lines: state.unreadable,
+        live: false,
+        file_len: meta.len,
+        mtime_ms: meta.mtime_ms(),
+    }
+}
+
+/// pi's listing order: `modified` newest first; ties by file mtime newest first, then by file name
+/// descending (pi compares names with `localeCompare`; pitree by bytes).
+pub fn sort_recent(sessions: &mut [SessionSummary]) {
+    sessions.sort_by(|a, b| {
+        b.modified_ms
+            .cmp(&a.modified_ms)
+            .then(b.mtime_ms.cmp(&a.mtime_ms))
+            .then_with(|| b.path.file_name().cmp(&a.path.file_name()))
+    });
+}
+
+/// The header-`cwd` test of the current-folder scope.
+struct ScopeFilter(Option<Mutex<CwdMatcher>>);
+
+impl ScopeFilter {
+    fn new(scope: &Scope) -> ScopeFilter {
+        ScopeFilter(match scope {
+            Scope::All => None,
+            Scope::CurrentFolder(cwd) => Some(Mutex::new(CwdMatcher::new(cwd))),
+        })
+    }
+
+    fn keeps(&self, state: &ScanState) -> bool {
+        let Some(matcher) = &self.0 else { return true };
+        let cwd = state.header.as_ref().map_or("", |h| h.cwd.as_str());
+        matcher.lock().unwrap_or_else(|e| e.into_inner()).matches(cwd)
+    }
+}
+
+/// Where scan events go.
+trait Sink: Sync {
+    fn progress(&self, done: usize, total: usize);
+    fn wants_found(&self) -> bool;
+    fn found(&self, sessions: Vec<SessionSummary>);
+    fn cancelled(&self) -> bool;
+}
+
+struct Progress<'a>(&'a (dyn Fn(usize, usize) + Sync));
+
+impl Sink for Progress<'_> {
+    fn progress(&self, done: usize, total: usize) {
+        (self.0)(done, total);
+    }
+    fn wants_found(&self) -> bool {
+        false
+    }
+    fn found(&self, _: Vec<SessionSummary>) {}
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+struct Channel {
+    tx: Mutex<Sender<ScanEvent>>,
+    closed: AtomicBool,
+}
+
+impl Channel {
+    fn send(&self, event: ScanEvent) {
+        let tx = self.tx.lock().unwrap_or_else(|e| e.into_inner());
+        if tx.send(event).is_err() {
+            self.closed.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Sink for Channel {
+    fn progress(&self, done: usize, total: usize) {
+        self.send(ScanEvent::Progress { done, total });
+    }
+    fn wants_found(&self) -> bool {
+        true
+    }
+    fn found(&self, sessions: Vec<SessionSummary>) {
+        if !sessions.is_empty() {
+            self.send(ScanEvent::Found(sessions));
+        }
+    }
+    fn cancelled(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
+    }
+}

@@ -1,6 +1,7 @@
 //! What the model sees when pi resumes at a leaf (pi-reference §1.13 and §7): the path root → leaf;
 //! with a compaction on it, the latest compaction first, then the kept entries from its
-//! `firstKeptEntryId`, then everything after it; branch summaries with text become messages;
+//! `firstKeptEntryId` (system-prompt messages there are left out: the compaction carries its own
+//! snapshot), then everything after it; branch summaries with text become messages;
 //! `context_edit` entries replace or drop their target (the latest edit per target wins).
 
 use std::collections::HashMap;
@@ -23,7 +24,8 @@ pub fn context_entries(graph: &Graph, entries: &[Entry], leaf: Option<Ix>) -> Ve
     if let Kind::Compaction { first_kept_entry_id: Some(kept), .. } = &entries[path[c] as usize].kind
         && let Some(k) = path[..c].iter().position(|&i| entries[i as usize].id == *kept)
     {
-        out.extend_from_slice(&path[k..c]);
+        let kept = path[k..c].iter().filter(|&&i| entries[i as usize].role() != Some("system"));
+        out.extend(kept);
     }
     out.extend_from_slice(&path[c + 1..]);
     out

@@ -4,10 +4,12 @@
 pub mod content;
 pub mod context;
 pub mod entry;
+pub mod flatten;
 pub mod graph;
 pub mod line;
 pub mod parse;
 pub mod summary;
+pub mod text;
 
 use std::path::Path;
 

@@ -163,7 +163,7 @@ pub fn normalize_name(name: &str) -> String {
             in_break = false;
         }
     }
-    out.trim().to_string()
+    crate::catalog::js::trim(&out).to_string()
 }
 
 /// Fork the path root … `target` into a new session file in the same folder, as pi 1.6.0's

@@ -1,0 +1,698 @@
+//! The persistent index: for every session file scanned, its change key and the scan state at the
+//! end of its last complete line, so the next listing reads only what changed.
+//!
+//! **Invalidation.** A record is keyed by path and carries the file's (device, inode, size, mtime
+//! in ns):
+//! - all four equal → the file is not read at all;
+//! - same device and inode, not smaller, and the bytes before the stored offset unchanged (a hash of
+//!   the first 4 KiB and of the 4 KiB before the offset) → only the bytes after the offset are read;
+//! - otherwise (replaced, rewritten, shrunk) → the file is scanned again from the start;
+//! - a file no longer listed in a folder that was listed → its record is dropped.
+//!
+//! **Format** (little-endian), one file per sessions root, `index-<hash of the root>.bin`:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 0..8 | magic `PITREEIX` |
+//! | 8..12 | format version ([`FORMAT_VERSION`]) |
+//! | 12..16 | zero |
+//! | 16..56 | record count, records length, records hash, texts length, texts hash (u64 each) |
+//! | 56..64 | hash of bytes 0..56 |
+//! | 64.. | records section, then texts section |
+//!
+//! Records hold the path, change key, offset, fingerprints and scan states (header fields, name,
+//! counts, first message, usage, branch bookkeeping), with strings length-prefixed. Every
+//! `allMessagesText` sits in the texts section, which is read only when texts are wanted (search)
+//! or needed (a grown file, a rewrite of the index), so listing without a query loads a few
+//! hundred bytes per session. A file with a wrong magic, another version, a bad length or hash,
+//! or a record that does not decode is ignored as a whole and rebuilt.
+//!
+//! **Writing** is atomic: the new index goes to a uniquely named temp file (mode 0600) in the same
+//! folder, then is renamed over the old one. A writer first takes an advisory lock on a sidecar
+//! `<index>.lock`; when another pitree holds it, this one skips writing (the other is writing an
+//! index of the same files). Readers never lock: they see the old file or the new one.
+
+use std::ffi::OsString;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use color_eyre::eyre::{Result, WrapErr, bail, eyre};
+use rayon::prelude::*;
+
+use crate::session::entry::Usage;
+
+use super::hash::{FastMap, hash64};
+use super::locate::FileMeta;
+use super::scan::{HeaderInfo, IdSet, Resume, ScanState};
+
+const MAGIC: &[u8; 8] = b"PITREEIX";
+/// Bumped whenever the layout or the meaning of a field changes.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = 64;
+/// Bytes hashed at the start of a file and before the stored offset.
+const FINGERPRINT_WINDOW: u64 = 4096;
+
+/// What the index knows about one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub path: PathBuf,
+    pub meta: FileMeta,
+    /// Where the scan stopped (after the last complete line) and its state there.
+    pub resume: Resume,
+    /// The state including an unterminated last line, if there was one.
+    pub tail: Option<ScanState>,
+    pub fingerprint: Fingerprint,
+}
+
+impl Record {
+    /// The state the summary is made from.
+    pub fn state(&self) -> &ScanState {
+        self.tail.as_ref().unwrap_or(&self.resume.state)
+    }
+}
+
+/// Hashes of the first bytes of a file and of the bytes just before an offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Fingerprint {
+    pub head: u64,
+    pub before_offset: u64,
+}
+
+impl Fingerprint {
+    /// Read the two windows of `path` for `offset`; returns the fingerprint and the bytes read.
+    pub fn of(path: &Path, offset: u64) -> io::Result<(Fingerprint, u64)> {
+        let file = File::open(path)?;
+        let head_len = offset.min(FINGERPRINT_WINDOW);
+        let head = read_at(&file, 0, head_len)?;
+        let tail_start = offset - offset.min(FINGERPRINT_WINDOW);
+        let tail = read_at(&file, tail_start, offset - tail_start)?;
+        let fp = Fingerprint { head: hash64(&head, 1), before_offset: hash64(&tail, 2) };
+        Ok((fp, (head.len() + tail.len()) as u64))
+    }
+}
+
+fn read_at(file: &File, offset: u64, len: u64) -> io::Result<Vec<u8>> {
+    let mut buf = vec![0; len as usize];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(&mut buf, offset)?;
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = file;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(&mut buf)?;
+    }
+    Ok(buf)
+}
+
+/// How a file's record can be used.
+#[derive(Debug)]
+pub enum Reuse {
+    /// Nothing changed.
+    Unchanged,
+    /// The file grew (or was touched): continue from the record's resume point.
+    Continue,
+    /// Scan from the start.
+    Rescan,
+}
+
+/// Decide how `record` can serve the file now described by `meta`; also returns the bytes read to
+/// check the fingerprint.
+pub fn classify(record: &Record, meta: &FileMeta) -> (Reuse, u64) {
+    let old = &record.meta;
+    if old == meta {
+        return (Reuse::Unchanged, 0);
+    }
+    if (old.dev, old.ino) != (meta.dev, meta.ino) || meta.len < old.len {
+        return (Reuse::Rescan, 0);
+    }
+    match Fingerprint::of(&record.path, record.resume.offset) {
+        Ok((fp, read)) if fp == record.fingerprint => (Reuse::Continue, read),
+        Ok((_, read)) => (Reuse::Rescan, read),
+        Err(_) => (Reuse::Rescan, 0),
+    }
+}
+
+/// The index file of a sessions root inside `cache_dir`.
+pub fn index_path(cache_dir: &Path, root: &Path) -> PathBuf {
+    let key = hash64(root.as_os_str().as_encoded_bytes(), 0);
+    cache_dir.join(format!("index-{key:016x}.bin"))
+}
+
+/// The records of an index file, with its texts loaded now or on demand.
+#[derive(Debug, Default)]
+pub struct Index {
+    /// Keyed by the file's path.
+    pub records: FastMap<OsString, Record>,
+    /// Where the texts still to load are, when they were not loaded with the records.
+    pending_texts: Option<PendingTexts>,
+}
+
+#[derive(Debug)]
+struct PendingTexts {
+    file: File,
+    /// File offset of the texts section.
+    start: u64,
+    /// The hash of all text hashes, from the header.
+    hash: u64,
+    /// Every text in file order: whose it is, and where.
+    refs: Vec<TextOf>,
+}
+
+/// A text of the texts section: the record (by path) and state it belongs to, and where it is.
+type TextOf = (OsString, Slot, TextRef);
+
+/// Which state of a record a text belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Resume,
+    Tail,
+}
+
+/// Where one `allMessagesText` is in the texts section, and its hash.
+#[derive(Debug, Clone, Copy)]
+struct TextRef {
+    offset: u64,
+    len: u64,
+    hash: u64,
+}
+
+impl Index {
+    /// Load `path`; `with_texts` also loads every `allMessagesText`. Any damage is an error (the
+    /// caller starts from an empty index).
+    pub fn load(path: &Path, with_texts: bool) -> Result<Index> {
+        let mut file = File::open(path).wrap_err("cannot open the index")?;
+        let mut header = [0u8; HEADER_LEN];
+        file.read_exact(&mut header).wrap_err("the index is shorter than its header")?;
+        let h = parse_header(&header)?;
+        let file_len = file.metadata()?.len();
+        if file_len != HEADER_LEN as u64 + h.records_len + h.texts_len {
+            bail!("the index has {file_len} bytes, its header says otherwise");
+        }
+        let records_bytes = read_exact_vec(&mut file, h.records_len)?;
+        if hash64(&records_bytes, 3) != h.records_hash {
+            bail!("the index records are damaged");
+        }
+        let (mut records, refs) = decode_records(&records_bytes, h.count, h.texts_len)
+            .ok_or_else(|| eyre!("the index records do not decode"))?;
+        let start = HEADER_LEN as u64 + h.records_len;
+        let mut pending = PendingTexts { file, start, hash: h.texts_hash, refs };
+        if with_texts {
+            fill_texts(&mut records, &mut pending)?;
+            return Ok(Index { records, pending_texts: None });
+        }
+        Ok(Index { records, pending_texts: Some(pending) })
+    }
+
+    /// Whether the texts of the records are in memory.
+    pub fn has_texts(&self) -> bool {
+        self.pending_texts.is_none()
+    }
+
+    /// Load the texts that [`Index::load`] left on disk.
+    pub fn load_texts(&mut self) -> Result<()> {
+        if let Some(mut pending) = self.pending_texts.take() {
+            fill_texts(&mut self.records, &mut pending)?;
+        }
+        Ok(())
+    }
+
+    /// Write `records` to `path` atomically (see the module docs). Returns `false` when another
+    /// process holds the write lock and nothing was written.
+    pub fn save<'a>(path: &Path, records: impl ExactSizeIterator<Item = &'a Record>) -> Result<bool> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        create_private_dir(dir)?;
+        let lock_path = path.with_extension("lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .wrap_err_with(|| format!("cannot open {}", lock_path.display()))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => return Ok(false),
+            Err(fs::TryLockError::Error(e)) => {
+                return Err(e).wrap_err("cannot lock the index");
+            }
+        }
+        let records: Vec<&Record> = records.collect();
+        let tmp = temp_name(path);
+        let written = write_private(&tmp, &records).and_then(|()| {
+            fs::rename(&tmp, path).wrap_err_with(|| format!("cannot replace {}", path.display()))
+        });
+        if written.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        written.map(|()| true)
+    }
+}
+
+struct Header {
+    count: u64,
+    records_len: u64,
+    records_hash: u64,
+    texts_len: u64,
+    texts_hash: u64,
+}
+
+fn parse_header(b: &[u8; HEADER_LEN]) -> Result<Header> {
+    if &b[..8] != MAGIC {
+        bail!("not a pitree index");
+    }
+    let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+    let version = u32::from_le_bytes(b[8..12].try_into().unwrap());
+    if version != FORMAT_VERSION {
+        bail!("index format {version}, this pitree reads {FORMAT_VERSION}");
+    }
+    if word(56) != hash64(&b[..56], 4) {
+        bail!("the index header is damaged");
+    }
+    Ok(Header {
+        count: word(16),
+        records_len: word(24),
+        records_hash: word(32),
+        texts_len: word(40),
+        texts_hash: word(48),
+    })
+}
+
+fn read_exact_vec(file: &mut File, len: u64) -> Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(usize::try_from(len)?);
+    file.take(len).read_to_end(&mut buf)?;
+    if buf.len() as u64 != len {
+        bail!("the index is truncated");
+    }
+    Ok(buf)
+}
+
+/// Read every text straight into its own string (positioned reads in parallel, no intermediate
+/// buffer), checking that the texts are contiguous, each text's hash, and the hash over all of them.
+fn fill_texts(records: &mut FastMap<OsString, Record>, pending: &mut PendingTexts) -> Result<()> {
+    let mut cursor = 0;
+    let mut hashes = Vec::with_capacity(pending.refs.len() * 8);
+    for (_, _, text) in &pending.refs {
+        if text.offset != cursor {
+            bail!("the index texts are out of order");
+        }
+        cursor += text.len;
+        hashes.extend_from_slice(&text.hash.to_le_bytes());
+    }
+    if hash64(&hashes, 7) != pending.hash {
+        bail!("the index texts are damaged");
+    }
+    let file = &pending.file;
+    let start = pending.start;
+    let texts: Vec<Result<String>> = pending
+        .refs
+        .par_iter()
+        .map(|(_, _, text)| {
+            let bytes = read_at(file, start + text.offset, text.len)?;
+            if hash64(&bytes, 5) != text.hash {
+                bail!("the index texts are damaged");
+            }
+            String::from_utf8(bytes).wrap_err("an index text is not UTF-8")
+        })
+        .collect();
+    for ((path, slot, _), text) in pending.refs.iter().zip(texts) {
+        let text = text?;
+        let record = records.get_mut(path).ok_or_else(|| eyre!("an index text has no record"))?;
+        match (slot, record.tail.as_mut()) {
+            (Slot::Resume, _) => record.resume.state.all_text = text,
+            (Slot::Tail, Some(tail)) => tail.all_text = text,
+            (Slot::Tail, None) => bail!("an index text has no record"),
+        }
+    }
+    Ok(())
+}
+
+fn create_private_dir(dir: &Path) -> Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir).wrap_err_with(|| format!("cannot create the cache folder {}", dir.display()))
+}
+
+fn temp_name(path: &Path) -> PathBuf {
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let unique = format!(
+        "{}.{}.{nanos}.{:?}.tmp",
+        path.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id(),
+        std::thread::current().id()
+    );
+    path.with_file_name(unique.replace(['(', ')'], ""))
+}
+
+/// Write the index of `records` to a new file at `path` (mode 0600), streaming the texts.
+fn write_private(path: &Path, records: &[&Record]) -> Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let file = options.open(path).wrap_err_with(|| format!("cannot create {}", path.display()))?;
+    let (head, body, texts) = encode(records);
+    let mut out = io::BufWriter::with_capacity(1 << 20, file);
+    let write = || -> io::Result<()> {
+        out.write_all(&head)?;
+        out.write_all(&body)?;
+        for t in texts {
+            out.write_all(t.as_bytes())?;
+        }
+        out.flush()
+    };
+    write().wrap_err_with(|| format!("cannot write {}", path.display()))
+}
+
+/// The header, the records section and the texts (in order) of the index of `records`.
+fn encode<'a>(records: &[&'a Record]) -> ([u8; HEADER_LEN], Vec<u8>, Vec<&'a str>) {
+    let texts: Vec<&str> = records
+        .iter()
+        .flat_map(|r| std::iter::once(&r.resume.state).chain(r.tail.as_ref()))
+        .map(|s| s.all_text.as_str())
+        .collect();
+    let hashes: Vec<u64> = texts.par_iter().map(|t| hash64(t.as_bytes(), 5)).collect();
+    let mut body = Writer { texts: hashes.iter(), ..Writer::default() };
+    for r in records {
+        body.bytes(r.path.as_os_str().as_encoded_bytes());
+        body.u64(r.meta.len);
+        body.u64(r.meta.mtime_ns as u64);
+        body.u64(r.meta.dev);
+        body.u64(r.meta.ino);
+        body.u64(r.resume.offset);
+        body.u64(r.fingerprint.head);
+        body.u64(r.fingerprint.before_offset);
+        body.state(&r.resume.state);
+        body.u8(u8::from(r.tail.is_some()));
+        if let Some(tail) = &r.tail {
+            body.state(tail);
+        }
+    }
+    let hash_bytes: Vec<u8> = hashes.iter().flat_map(|h| h.to_le_bytes()).collect();
+    let mut head = [0u8; HEADER_LEN];
+    head[..8].copy_from_slice(MAGIC);
+    head[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    let words = [
+        records.len() as u64,
+        body.bytes.len() as u64,
+        hash64(&body.bytes, 3),
+        body.text_offset,
+        hash64(&hash_bytes, 7),
+    ];
+    for (i, word) in words.iter().enumerate() {
+        head[16 + 8 * i..24 + 8 * i].copy_from_slice(&word.to_le_bytes());
+    }
+    let header_hash = hash64(&head[..56], 4);
+    head[56..].copy_from_slice(&header_hash.to_le_bytes());
+    (head, body.bytes, texts)
+}
+
+/// Encodes records; a text is written as its place in the texts section and its hash.
+#[derive(Default)]
+struct Writer<'h> {
+    bytes: Vec<u8>,
+    /// The hashes of the texts, in order.
+    texts: std::slice::Iter<'h, u64>,
+    text_offset: u64,
+}
+
+impl Writer<'_> {
+    fn u8(&mut self, v: u8) {
+        self.bytes.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    fn f64(&mut self, v: f64) {
+        self.u64(v.to_bits());
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.bytes.extend_from_slice(b);
+    }
+    fn opt_str(&mut self, s: Option<&str>) {
+        self.u8(u8::from(s.is_some()));
+        if let Some(s) = s {
+            self.bytes(s.as_bytes());
+        }
+    }
+    fn ids(&mut self, set: &IdSet) {
+        self.u64(set.len() as u64);
+        let mut ids: Vec<u64> = set.iter().copied().collect();
+        ids.sort_unstable();
+        for id in ids {
+            self.u64(id);
+        }
+    }
+    fn state(&mut self, s: &ScanState) {
+        self.u8(u8::from(s.rejected));
+        self.u8(u8::from(s.header.is_some()));
+        if let Some(h) = &s.header {
+            self.bytes(h.id.as_bytes());
+            self.u8(u8::from(h.id_is_string));
+            self.u32(h.version);
+            self.opt_str(h.timestamp.as_deref());
+            self.bytes(h.cwd.as_bytes());
+            self.opt_str(h.parent_session.as_deref());
+        }
+        self.opt_str(s.name.as_deref());
+        self.u32(s.message_count);
+        self.u8(u8::from(s.last_activity.is_some()));
+        self.f64(s.last_activity.unwrap_or(0.0));
+        self.opt_str(s.first_message.as_deref());
+        for v in [s.usage.input, s.usage.output, s.usage.cache_read, s.usage.cache_write, s.usage.cost] {
+            self.f64(v);
+        }
+        self.u32(s.v1_entries);
+        self.u32(s.unreadable);
+        self.ids(&s.tips);
+        self.ids(&s.dangling);
+        let hash = self.texts.next().copied().unwrap_or_default();
+        self.u64(self.text_offset);
+        self.u64(s.all_text.len() as u64);
+        self.u64(hash);
+        self.text_offset += s.all_text.len() as u64;
+    }
+}
+
+/// Decode `count` records; every length is checked, so damage gives `None`, never a panic.
+fn decode_records(b: &[u8], count: u64, texts_len: u64) -> Option<(FastMap<OsString, Record>, Vec<TextOf>)> {
+    let mut r = Reader { b, i: 0 };
+    let mut records =
+        FastMap::with_capacity_and_hasher(usize::try_from(count).ok()?.min(1 << 20), Default::default());
+    let mut refs = Vec::with_capacity(records.capacity());
+    for _ in 0..count {
+        let path = PathBuf::from(os_string(r.bytes()?)?);
+        let meta = FileMeta { len: r.u64()?, mtime_ns: r.u64()? as i64, dev: r.u64()?, ino: r.u64()? };
+        let offset = r.u64()?;
+        let fingerprint = Fingerprint { head: r.u64()?, before_offset: r.u64()? };
+        let (state, resume_text) = r.state(texts_len)?;
+        let (tail, tail_text) = match r.u8()? {
+            0 => (None, None),
+            1 => {
+                let (s, t) = r.state(texts_len)?;
+                (Some(s), Some(t))
+            }
+            _ => return None,
+        };
+        let key = path.clone().into_os_string();
+        refs.push((key.clone(), Slot::Resume, resume_text));
+        if let Some(t) = tail_text {
+            refs.push((key.clone(), Slot::Tail, t));
+        }
+        records.insert(key, Record { path, meta, resume: Resume { offset, state }, tail, fingerprint });
+    }
+    (r.i == b.len()).then_some((records, refs))
+}
+
+#[cfg(unix)]
+fn os_string(b: &[u8]) -> Option<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(std::ffi::OsStr::from_bytes(b).to_os_string())
+}
+
+#[cfg(not(unix))]
+fn os_string(b: &[u8]) -> Option<std::ffi::OsString> {
+    std::str::from_utf8(b).ok().map(Into::into)
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.i.checked_add(n)?;
+        let s = self.b.get(self.i..end)?;
+        self.i = end;
+        Some(s)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    fn flag(&mut self) -> Option<bool> {
+        match self.u8()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4).map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8).map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+    }
+    fn f64(&mut self) -> Option<f64> {
+        self.u64().map(f64::from_bits)
+    }
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        self.take(n)
+    }
+    fn string(&mut self) -> Option<String> {
+        std::str::from_utf8(self.bytes()?).ok().map(str::to_string)
+    }
+    fn opt_string(&mut self) -> Option<Option<String>> {
+        if self.flag()? { self.string().map(Some) } else { Some(None) }
+    }
+    fn ids(&mut self) -> Option<IdSet> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        if n > self.b.len() / 8 {
+            return None;
+        }
+        (0..n).map(|_| self.u64()).collect()
+    }
+    fn state(&mut self, texts_len: u64) -> Option<(ScanState, TextRef)> {
+        let rejected = self.flag()?;
+        let header = if self.flag()? {
+            Some(HeaderInfo {
+                id: self.string()?,
+                id_is_string: self.flag()?,
+                version: self.u32()?,
+                timestamp: self.opt_string()?,
+                cwd: self.string()?,
+                parent_session: self.opt_string()?,
+            })
+        } else {
+            None
+        };
+        let name = self.opt_string()?;
+        let message_count = self.u32()?;
+        let has_activity = self.flag()?;
+        let activity = self.f64()?;
+        let first_message = self.opt_string()?;
+        let usage = Usage {
+            input: self.f64()?,
+            output: self.f64()?,
+            cache_read: self.f64()?,
+            cache_write: self.f64()?,
+            cost: self.f64()?,
+        };
+        let v1_entries = self.u32()?;
+        let unreadable = self.u32()?;
+        let tips = self.ids()?;
+        let dangling = self.ids()?;
+        let text = TextRef { offset: self.u64()?, len: self.u64()?, hash: self.u64()? };
+        if text.offset.checked_add(text.len)? > texts_len {
+            return None;
+        }
+        let state = ScanState {
+            header,
+            rejected,
+            name,
+            message_count,
+            last_activity: has_activity.then_some(activity),
+            first_message,
+            all_text: String::new(),
+            usage,
+            v1_entries,
+            tips,
+            dangling,
+            unreadable,
+        };
+        Some((state, text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(path: &str, text: &str) -> Record {
+        let mut state = ScanState {
+            header: Some(HeaderInfo {
+                id: "s".into(),
+                id_is_string: true,
+                version: 3,
+                timestamp: Some("2025-01-01T00:00:00.000Z".into()),
+                cwd: "/p".into(),
+                parent_session: None,
+            }),
+            name: Some("n".into()),
+            message_count: 3,
+            last_activity: Some(5.0),
+            first_message: Some("hi".into()),
+            all_text: text.into(),
+            ..ScanState::default()
+        };
+        state.tips.insert(42);
+        Record {
+            path: PathBuf::from(path),
+            meta: FileMeta { len: 10, mtime_ns: -5, dev: 1, ino: 2 },
+            resume: Resume { offset: 9, state: state.clone() },
+            tail: Some(ScanState { all_text: format!("{text} more"), ..state }),
+            fingerprint: Fingerprint { head: 7, before_offset: 8 },
+        }
+    }
+
+    #[test]
+    fn round_trips_with_and_without_texts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache/index.bin");
+        let records = [record("/a.jsonl", "hello"), record("/b.jsonl", "wörld")];
+        assert!(Index::save(&path, records.iter()).unwrap());
+        let full = Index::load(&path, true).unwrap();
+        assert_eq!(full.records.len(), 2);
+        assert_eq!(full.records[std::ffi::OsStr::new("/b.jsonl")], records[1]);
+        let mut lazy = Index::load(&path, false).unwrap();
+        assert!(!lazy.has_texts());
+        assert_eq!(lazy.records[std::ffi::OsStr::new("/a.jsonl")].resume.state.all_text, "");
+        lazy.load_texts().unwrap();
+        assert_eq!(lazy.records[std::ffi::OsStr::new("/a.jsonl")], records[0]);
+    }
+
+    #[test]
+    fn any_damage_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.bin");
+        Index::save(&path, [record("/a.jsonl", "hello")].iter()).unwrap();
+        let good = fs::read(&path).unwrap();
+        for i in 0..good.len() {
+            let mut bad = good.clone();
+            bad[i] ^= 0x40;
+            fs::write(&path, &bad).unwrap();
+            assert!(Index::load(&path, true).is_err(), "flipped byte {i}");
+        }
+        for cut in [0, 10, HEADER_LEN, good.len() - 1] {
+            fs::write(&path, &good[..cut]).unwrap();
+            assert!(Index::load(&path, true).is_err(), "cut at {cut}");
+        }
+    }
+}

@@ -1,0 +1,792 @@
+//! One line of a session file, read only as far as the listing needs it.
+//!
+//! Two tiers (crates.md §5):
+//! - **Sniff.** A line that starts the way pi writes it (`{"type":"…","id":"…","parentId":…`, and
+//!   for messages `,"timestamp":"…","message":{"role":"…"`) and whose rest the listing does not need
+//!   (tool results, bash executions, labels, model changes…) is only checked to be complete JSON:
+//!   by serde (`IgnoredAny`, no allocation) up to [`SERDE_CHECK_LIMIT`] bytes, above that by a
+//!   structural scan (strings, escapes, nesting, nothing after the object) that memchr carries over
+//!   long strings such as a 5 MB tool output or a base64 image.
+//! - **Typed parse.** Everything else (the header, user and assistant messages, `session_info`,
+//!   `usage`, and any line in another key order or with escapes in those first fields) goes through
+//!   a borrowed serde struct whose fields are all "loose": a value of an unexpected JSON type reads
+//!   as absent, as JavaScript would simply find nothing useful in it. Message content keeps only
+//!   the text blocks' texts; thinking and tool arguments are skipped by serde. In a line longer
+//!   than [`SERDE_CHECK_LIMIT`], the structural scan first cuts the contents of long `"data"`
+//!   strings (base64 images) out of a copy, so serde never walks megabytes of base64.
+//! - A line the typed parse rejects with a plain grammar error (valid UTF-8, no surrogate escape)
+//!   is malformed at once; only the others take the slow path (lossy UTF-8, surrogate repair,
+//!   duplicate keys resolved as `JSON.parse` does, non-object values told apart).
+//!
+//! Not validated: what the structural scan passes over (the bodies of long strings, commas and
+//! colons of lines above the limit). Damage as it happens leaves a string or bracket open: a line
+//! cut off always does, two lines run together do unless the cut falls where the rest happens to
+//! balance.
+//!
+//! Both tiers accept what pitree's session reader accepts: a BOM, CR before the `\n`, invalid UTF-8
+//! (decoded lossily) and lone UTF-16 surrogate escapes (read as U+FFFD).
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::session::entry::Usage;
+use crate::session::line::{format_number, replace_lone_surrogates};
+
+/// Lines up to this size that the sniff tier skips are validated by serde; longer ones by the
+/// structural scan, which is several times faster on long strings.
+pub const SERDE_CHECK_LIMIT: usize = 64 * 1024;
+
+/// What one line turned out to be.
+pub enum Parsed<'a> {
+    Blank,
+    /// Not JSON (or cut off).
+    Malformed,
+    /// JSON that is not an object. pi skips the falsy ones (`null`, `false`, `0`, `""`).
+    NotAnObject {
+        falsy: bool,
+    },
+    /// A JSON object.
+    Object(Object<'a>),
+}
+
+/// The fields of an object line the listing uses.
+pub struct Object<'a> {
+    pub ty: Option<Cow<'a, str>>,
+    pub id: Id<'a>,
+    pub parent_id: Option<Cow<'a, str>>,
+    /// Absent when the line was only sniffed (nothing else in it matters to the listing).
+    pub fields: Option<Box<Fields<'a>>>,
+}
+
+/// An `id` value: pi lists a header whose id is a number, so other values are kept as text.
+pub enum Id<'a> {
+    Missing,
+    Str(Cow<'a, str>),
+    Other(String),
+}
+
+impl Id<'_> {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Id::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Parse `line` (without its `\n`) and hand the result to `f`; the result borrows from the line or
+/// from a repaired copy that lives only during the call.
+pub fn with_line<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
+    let line = trim(line);
+    if line.is_empty() {
+        return f(Parsed::Blank);
+    }
+    if let Some(sniffed) = sniff(line)
+        && is_complete_json(line)
+    {
+        return f(Parsed::Object(sniffed));
+    }
+    let mut compact = Vec::new();
+    let line = if line.len() > SERDE_CHECK_LIMIT && without_data_strings(line, &mut compact) {
+        compact.as_slice()
+    } else {
+        line
+    };
+    match serde_json::from_slice::<Fields>(line) {
+        Ok(fields) => f(Parsed::Object(fields.into_object())),
+        Err(e) if is_plain_syntax_error(&e, line) => f(Parsed::Malformed),
+        Err(_) => slow_path(line, f),
+    }
+}
+
+/// A grammar error in a line that no repair changes (valid UTF-8, no surrogate escape): the line
+/// is malformed whatever the slow path would try.
+fn is_plain_syntax_error(e: &serde_json::Error, line: &[u8]) -> bool {
+    use serde_json::error::Category;
+    matches!(e.classify(), Category::Syntax | Category::Eof)
+        && !has_surrogate_escape(line)
+        && std::str::from_utf8(line).is_ok()
+}
+
+/// Whether `\u` followed by `d8`–`df` (a UTF-16 surrogate escape) occurs.
+fn has_surrogate_escape(b: &[u8]) -> bool {
+    memchr::memchr_iter(b'\\', b).any(|i| {
+        b.get(i + 1) == Some(&b'u')
+            && b.get(i + 2).is_some_and(|c| matches!(c, b'd' | b'D'))
+            && b.get(i + 3).is_some_and(|c| matches!(c, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
+    })
+}
+
+/// Strip a BOM and ASCII whitespace (CR included).
+fn trim(line: &[u8]) -> &[u8] {
+    line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line).trim_ascii()
+}
+
+/// The line the typed struct rejected: lossy UTF-8, lone surrogates as U+FFFD, duplicate keys
+/// resolved the way `JSON.parse` does (the last wins), then classified.
+fn slow_path<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
+    let text = String::from_utf8_lossy(line);
+    let repaired;
+    let text: &str = if has_surrogate_escape(text.as_bytes()) {
+        repaired = replace_lone_surrogates(&text);
+        &repaired
+    } else {
+        &text
+    };
+    if let Ok(fields) = serde_json::from_str::<Fields>(text) {
+        return f(Parsed::Object(fields.into_object()));
+    }
+    let normalized = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(value @ serde_json::Value::Object(_)) => value.to_string(),
+        Ok(value) => return f(Parsed::NotAnObject { falsy: is_falsy(&value) }),
+        Err(_) => return f(Parsed::Malformed),
+    };
+    match serde_json::from_str::<Fields>(&normalized) {
+        Ok(fields) => f(Parsed::Object(fields.into_object())),
+        Err(_) => f(Parsed::Malformed),
+    }
+}
+
+fn is_falsy(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Null => true,
+        serde_json::Value::Bool(b) => !b,
+        serde_json::Value::Number(n) => n.as_f64() == Some(0.0),
+        serde_json::Value::String(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+/// Entry types whose content the listing reads (everything else only needs `id`/`parentId`).
+fn needs_fields(ty: &str, role: Option<&str>) -> bool {
+    match ty {
+        "session" | "session_info" | "usage" => true,
+        "message" => matches!(role, Some("user" | "assistant")),
+        _ => false,
+    }
+}
+
+/// Read the first fields of a line written in pi's key order; `None` when the line has another
+/// shape or its content is needed.
+fn sniff(line: &[u8]) -> Option<Object<'_>> {
+    let mut c = Cursor { b: line, i: 0 };
+    c.expect(br#"{"type":""#)?;
+    let ty = c.plain_str()?;
+    c.expect(br#","id":""#)?;
+    let id = c.plain_str()?;
+    c.expect(br#","parentId":"#)?;
+    let parent = if c.expect(b"null").is_some() {
+        None
+    } else {
+        c.expect(b"\"")?;
+        Some(c.plain_str()?)
+    };
+    let role = if ty == "message" {
+        c.expect(br#","timestamp":""#)?;
+        c.plain_str()?;
+        c.expect(br#","message":{"role":""#)?;
+        Some(c.plain_str()?)
+    } else {
+        None
+    };
+    if needs_fields(ty, role) {
+        return None;
+    }
+    Some(Object {
+        ty: Some(Cow::Borrowed(ty)),
+        id: Id::Str(Cow::Borrowed(id)),
+        parent_id: parent.map(Cow::Borrowed),
+        fields: None,
+    })
+}
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn expect(&mut self, lit: &[u8]) -> Option<()> {
+        self.b[self.i..].starts_with(lit).then(|| self.i += lit.len())
+    }
+
+    /// The rest of a string without escapes or control characters, up to its closing quote.
+    fn plain_str(&mut self) -> Option<&'a str> {
+        let rest = &self.b[self.i..];
+        let end = memchr::memchr2(b'"', b'\\', rest)?;
+        let s = &rest[..end];
+        if rest[end] != b'"' || s.iter().any(|b| *b < 0x20) {
+            return None;
+        }
+        self.i += end + 1;
+        std::str::from_utf8(s).ok()
+    }
+}
+
+/// Whether a sniffed line is one complete JSON value.
+fn is_complete_json(line: &[u8]) -> bool {
+    if line.len() <= SERDE_CHECK_LIMIT {
+        serde_json::from_slice::<IgnoredAny>(line).is_ok()
+    } else {
+        is_structurally_complete(line)
+    }
+}
+
+/// One object or array whose strings are closed and whose brackets nest and close at the very end.
+/// This is not full validation (a misplaced comma passes), but it rejects what damage produces: a
+/// line cut off mid-write, and two lines run together when a newline was lost.
+pub fn is_structurally_complete(b: &[u8]) -> bool {
+    let mut depth: usize = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => match skip_string(b, i + 1) {
+                Some(next) => i = next,
+                None => return false,
+            },
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                if depth == 0 {
+                    return false;
+                }
+                depth -= 1;
+                i += 1;
+                if depth == 0 {
+                    return b[i..].iter().all(u8::is_ascii_whitespace);
+                }
+            }
+            _ if depth == 0 => return false,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// The index after the closing quote of a string whose body starts at `i`: the next `"` not
+/// preceded by an odd number of backslashes (memchr runs over escape-dense text at full speed).
+fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        let j = i + memchr::memchr(b'"', &b[i..])?;
+        let backslashes = b[..j].iter().rev().take_while(|c| **c == b'\\').count();
+        if backslashes % 2 == 0 {
+            return Some(j + 1);
+        }
+        i = j + 1;
+    }
+}
+
+/// Copy `line` into `out` without the contents of long `"data"` strings (base64 images), after
+/// checking its structure like [`is_structurally_complete`]; `false` when the structure is broken.
+/// The typed parse then reads a few hundred bytes instead of megabytes of base64.
+fn without_data_strings(line: &[u8], out: &mut Vec<u8>) -> bool {
+    const KEY: &[u8] = b"\"data\"";
+    out.clear();
+    let mut copied = 0;
+    let mut depth: usize = 0;
+    let mut i = 0;
+    while i < line.len() {
+        match line[i] {
+            b'"' => {
+                let Some(end) = skip_string(line, i + 1) else {
+                    return false;
+                };
+                let is_data_value = end - i > 64
+                    && line[..i]
+                        .trim_ascii_end()
+                        .strip_suffix(b":")
+                        .is_some_and(|k| k.trim_ascii_end().ends_with(KEY));
+                if is_data_value {
+                    out.extend_from_slice(&line[copied..=i]);
+                    copied = end - 1;
+                }
+                i = end;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                if depth == 0 {
+                    return false;
+                }
+                depth -= 1;
+                i += 1;
+                if depth == 0 && !line[i..].iter().all(u8::is_ascii_whitespace) {
+                    return false;
+                }
+            }
+            _ if depth == 0 => return false,
+            _ => i += 1,
+        }
+    }
+    out.extend_from_slice(&line[copied..]);
+    depth == 0
+}
+
+/// The typed view of a line: header fields, entry base fields, and what the listing reads from
+/// messages, `session_info` and `usage` entries.
+#[derive(Deserialize)]
+pub struct Fields<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Str<'a>,
+    #[serde(default, borrow)]
+    id: IdField<'a>,
+    #[serde(rename = "parentId", default, borrow)]
+    parent_id: Str<'a>,
+    #[serde(default, borrow)]
+    timestamp: Time<'a>,
+    #[serde(default, borrow)]
+    message: Obj<RawMessage<'a>>,
+    #[serde(default, borrow)]
+    name: Str<'a>,
+    #[serde(default)]
+    usage: Obj<RawUsage>,
+    #[serde(default)]
+    version: Num,
+    #[serde(default, borrow)]
+    cwd: Str<'a>,
+    #[serde(rename = "parentSession", default, borrow)]
+    parent_session: Str<'a>,
+}
+
+impl<'a> Fields<'a> {
+    fn into_object(mut self) -> Object<'a> {
+        Object {
+            ty: self.ty.0.take(),
+            id: std::mem::replace(&mut self.id.0, Id::Missing),
+            parent_id: self.parent_id.0.take(),
+            fields: Some(Box::new(self)),
+        }
+    }
+
+    /// The entry `timestamp` as milliseconds (`new Date(timestamp).getTime()`), when valid.
+    pub fn time_ms(&self) -> Option<f64> {
+        match &self.timestamp {
+            Time::Str(s) => crate::session::line::parse_time_ms(s).map(|ms| ms as f64),
+            Time::Num(n) => Some(*n),
+            Time::None => None,
+        }
+    }
+
+    /// The `timestamp` when it is a string (a header's `created`).
+    pub fn timestamp_str(&self) -> Option<&str> {
+        match &self.timestamp {
+            Time::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn message(&self) -> Option<&RawMessage<'a>> {
+        self.message.0.as_ref()
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        self.name.0.as_deref()
+    }
+
+    pub fn usage(&self) -> Option<Usage> {
+        self.usage.0.as_ref().map(RawUsage::usage)
+    }
+
+    pub fn version(&self) -> Option<f64> {
+        self.version.0
+    }
+
+    pub fn cwd(&self) -> Option<&str> {
+        self.cwd.0.as_deref()
+    }
+
+    pub fn parent_session(&self) -> Option<&str> {
+        self.parent_session.0.as_deref()
+    }
+}
+
+/// A `message` payload, reduced to what the listing reads.
+#[derive(Deserialize)]
+pub struct RawMessage<'a> {
+    #[serde(default, borrow)]
+    role: Str<'a>,
+    #[serde(default, borrow)]
+    content: Option<Content<'a>>,
+    #[serde(default)]
+    timestamp: Num,
+    #[serde(default)]
+    usage: Obj<RawUsage>,
+}
+
+impl RawMessage<'_> {
+    pub fn role(&self) -> Option<&str> {
+        self.role.0.as_deref()
+    }
+
+    /// `content` is present (and not `null`).
+    pub fn has_content(&self) -> bool {
+        self.content.is_some()
+    }
+
+    /// pi's `extractTextContent`: a string as is, the text blocks joined with a space.
+    pub fn text(&self) -> Cow<'_, str> {
+        match &self.content {
+            Some(Content::Text(t)) => Cow::Borrowed(t),
+            Some(Content::Blocks(texts)) if texts.len() == 1 => Cow::Borrowed(&texts[0]),
+            Some(Content::Blocks(texts)) => Cow::Owned(texts.join(" ")),
+            Some(Content::Other) | None => Cow::Borrowed(""),
+        }
+    }
+
+    /// `message.timestamp` when it is a number.
+    pub fn timestamp_ms(&self) -> Option<f64> {
+        self.timestamp.0
+    }
+
+    pub fn usage(&self) -> Option<Usage> {
+        self.usage.0.as_ref().map(RawUsage::usage)
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct RawUsage {
+    #[serde(default)]
+    input: Num,
+    #[serde(default)]
+    output: Num,
+    #[serde(rename = "cacheRead", default)]
+    cache_read: Num,
+    #[serde(rename = "cacheWrite", default)]
+    cache_write: Num,
+    #[serde(default)]
+    cost: Obj<RawCost>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawCost {
+    #[serde(default)]
+    total: Num,
+}
+
+impl RawUsage {
+    fn usage(&self) -> Usage {
+        Usage {
+            input: self.input.0.unwrap_or(0.0),
+            output: self.output.0.unwrap_or(0.0),
+            cache_read: self.cache_read.0.unwrap_or(0.0),
+            cache_write: self.cache_write.0.unwrap_or(0.0),
+            cost: self.cost.0.as_ref().and_then(|c| c.total.0).unwrap_or(0.0),
+        }
+    }
+}
+
+/// Message content: a string, or the texts of its `text` blocks (a block's non-string `text`
+/// reads as empty, as `undefined` joins in JavaScript); any other value has no text.
+enum Content<'a> {
+    Text(Cow<'a, str>),
+    Blocks(Vec<Cow<'a, str>>),
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match d.deserialize_any(ScalarVisitor)? {
+            Scalar::Str(s) => Ok(Content::Text(s)),
+            Scalar::Seq(texts) => Ok(Content::Blocks(texts)),
+            _ => Ok(Content::Other),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Str<'a>,
+    #[serde(default, borrow)]
+    text: Str<'a>,
+}
+
+/// A string field; any other value reads as absent.
+#[derive(Default)]
+struct Str<'a>(Option<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Str(match d.deserialize_any(ScalarVisitor)? {
+            Scalar::Str(s) => Some(s),
+            _ => None,
+        }))
+    }
+}
+
+/// A number field; any other value reads as absent.
+#[derive(Default)]
+struct Num(Option<f64>);
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Num(match d.deserialize_any(ScalarVisitor)? {
+            Scalar::Num(n) => Some(n),
+            _ => None,
+        }))
+    }
+}
+
+/// A timestamp: `new Date(x)` takes a string or a number.
+#[derive(Default)]
+enum Time<'a> {
+    Str(Cow<'a, str>),
+    Num(f64),
+    #[default]
+    None,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Time<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match d.deserialize_any(ScalarVisitor)? {
+            Scalar::Str(s) => Time::Str(s),
+            Scalar::Num(n) => Time::Num(n),
+            _ => Time::None,
+        })
+    }
+}
+
+struct IdField<'a>(Id<'a>);
+
+impl Default for IdField<'_> {
+    fn default() -> Self {
+        IdField(Id::Missing)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for IdField<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(IdField(match d.deserialize_any(ScalarVisitor)? {
+            Scalar::Str(s) => Id::Str(s),
+            Scalar::Num(n) => Id::Other(format_number(n)),
+            Scalar::Bool(b) => Id::Other(b.to_string()),
+            Scalar::Seq(_) | Scalar::Other => Id::Missing,
+        }))
+    }
+}
+
+/// An object field parsed as `T`; any other value reads as absent.
+struct Obj<T>(Option<T>);
+
+impl<T> Default for Obj<T> {
+    fn default() -> Self {
+        Obj(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(|t| Obj(Some(t)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                IgnoredAny::deserialize(SeqAccessDeserializer::new(seq)).map(|_| Obj(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// Any JSON value, reduced: strings borrowed when possible, arrays read as message blocks (the
+/// texts of their `text` blocks), objects skipped.
+enum Scalar<'a> {
+    Str(Cow<'a, str>),
+    Num(f64),
+    Bool(bool),
+    Seq(Vec<Cow<'a, str>>),
+    Other,
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v)))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Scalar::Num(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Scalar::Num(v as f64))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Scalar::Num(v as f64))
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Scalar::Bool(v))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut texts = Vec::new();
+        while let Some(block) = seq.next_element::<Obj<Block>>()? {
+            if let Some(block) = block.0.filter(|b| b.ty.0.as_deref() == Some("text")) {
+                texts.push(block.text.0.unwrap_or_default());
+            }
+        }
+        Ok(Scalar::Seq(texts))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(line: &str) -> String {
+        with_line(line.as_bytes(), |p| match p {
+            Parsed::Blank => "blank".into(),
+            Parsed::Malformed => "malformed".into(),
+            Parsed::NotAnObject { falsy } => format!("value falsy={falsy}"),
+            Parsed::Object(o) => format!(
+                "{} id={} sniffed={}",
+                o.ty.as_deref().unwrap_or("-"),
+                o.id.as_str().unwrap_or("-"),
+                o.fields.is_none()
+            ),
+        })
+    }
+
+    #[test]
+    fn pi_shaped_tool_results_are_only_sniffed() {
+        let line = r#"{"type":"message","id":"a1","parentId":"a0","timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"toolResult","content":[{"type":"text","text":"x"}]}}"#;
+        assert_eq!(kind(line), "message id=a1 sniffed=true");
+        let user = line.replace("toolResult", "user");
+        assert_eq!(kind(&user), "message id=a1 sniffed=false");
+    }
+
+    #[test]
+    fn classifies_damage() {
+        assert_eq!(kind("  \r"), "blank");
+        assert_eq!(kind(r#"{"type":"label","id":"a","parentId":null,"#), "malformed");
+        assert_eq!(kind("null"), "value falsy=true");
+        assert_eq!(kind("42"), "value falsy=false");
+        assert_eq!(kind("\u{feff}{\"type\":\"session\",\"id\":7}"), "session id=- sniffed=false");
+    }
+
+    #[test]
+    fn two_lines_run_together_are_malformed() {
+        let a = r#"{"type":"label","id":"a","parentId":null,"targetId":"x"}"#;
+        assert_eq!(kind(&format!("{a}{a}")), "malformed");
+        let big = format!(
+            r#"{{"type":"message","id":"b","parentId":null,"timestamp":"t","message":{{"role":"toolResult","content":[{{"type":"text","text":"{}"}}]}}}}"#,
+            "x\\n".repeat(SERDE_CHECK_LIMIT)
+        );
+        assert!(kind(&big).ends_with("sniffed=true"));
+        assert_eq!(kind(&format!("{big}{a}")), "malformed");
+        assert_eq!(kind(&big[..big.len() - 3]), "malformed");
+    }
+
+    #[test]
+    fn structural_check_rejects_cut_and_joined_values() {
+        let v = br#"{"a":"q\"}","b":[1,{"c":2}]}"#;
+        assert!(is_structurally_complete(v));
+        for cut in 1..v.len() {
+            assert!(!is_structurally_complete(&v[..cut]), "cut at {cut}");
+        }
+        assert!(!is_structurally_complete(b"{}{}"));
+        assert!(!is_structurally_complete(b"x{}"));
+        assert!(is_structurally_complete(b"{} \t"));
+    }
+
+    #[test]
+    fn images_are_cut_out_of_long_lines_before_parsing() {
+        let line = format!(
+            r#"{{"type":"message","id":"u","parentId":null,"timestamp":"t","message":{{"role":"user","content":[{{"type":"text","text":"see \"data\": {}"}},{{"type":"image","data" : "{}","mimeType":"image/png"}}],"timestamp":3}}}}"#,
+            "q".repeat(100),
+            "QUJD".repeat(SERDE_CHECK_LIMIT)
+        );
+        let mut out = Vec::new();
+        assert!(without_data_strings(line.as_bytes(), &mut out));
+        assert!(out.len() < 600, "{}", String::from_utf8_lossy(&out));
+        with_line(line.as_bytes(), |p| {
+            let Parsed::Object(o) = p else { panic!() };
+            let m = o.fields.as_ref().unwrap().message().unwrap();
+            assert_eq!(m.text(), format!("see \"data\": {}", "q".repeat(100)));
+        });
+        assert!(!without_data_strings(&line.as_bytes()[..line.len() - 2], &mut out));
+    }
+
+    #[test]
+    fn message_text_joins_text_blocks_with_a_space() {
+        let line = r#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":"a"},{"type":"image","data":"AAAA"},{"type":"text","text":"b\u00e9"},{"type":"text"},null,7],"timestamp":5}}"#;
+        with_line(line.as_bytes(), |p| {
+            let Parsed::Object(o) = p else { panic!() };
+            let m = o.fields.as_ref().unwrap().message().unwrap();
+            assert_eq!(m.text(), "a bé ");
+            assert_eq!(m.timestamp_ms(), Some(5.0));
+        });
+    }
+
+    #[test]
+    fn invalid_utf8_and_lone_surrogates_are_repaired() {
+        let mut line = br#"{"type":"session_info","id":"a","name":"x"#.to_vec();
+        line.extend_from_slice(b"\xff\"}");
+        with_line(&line, |p| {
+            let Parsed::Object(o) = p else { panic!() };
+            assert_eq!(o.fields.unwrap().name(), Some("x\u{fffd}"));
+        });
+        let line = br#"{"type":"session_info","id":"a","name":"\ud83d!"}"#;
+        with_line(line, |p| {
+            let Parsed::Object(o) = p else { panic!() };
+            assert_eq!(o.fields.unwrap().name(), Some("\u{fffd}!"));
+        });
+    }
+
+    #[test]
+    fn duplicate_keys_take_the_last_value_like_json_parse() {
+        let line = br#"{"type":"session_info","id":"a","name":"first","name":"second"}"#;
+        with_line(line, |p| {
+            let Parsed::Object(o) = p else { panic!() };
+            assert_eq!(o.fields.unwrap().name(), Some("second"));
+        });
+    }
+}

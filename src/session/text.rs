@@ -1,0 +1,401 @@
+//! What an entry looks like as one row of pi's tree (pi-reference §3.3) and what the tree's search
+//! matches against (§3.4): the row text per entry type, pi's formatted tool calls (`[read: ~/a.ts:10-14]`,
+//! `[bash: …]`), and the words pi adds to each entry's searchable text.
+//!
+//! Differences from pi, on purpose (§6.2): every control and bidi character is sanitized (pi only
+//! replaces `\n` and `\t`), texts are cut by grapheme cluster rather than by UTF-16 unit, and the
+//! entry types pi 1.6.0 added (`usage`, `context_edit`) and unknown types get a generic row text
+//! instead of an empty one.
+
+use std::collections::HashMap;
+
+use super::entry::{Entry, Kind, Message, ToolCall};
+use super::graph::Ix;
+use super::line::format_number;
+use crate::display::{one_line, sanitize};
+
+/// How many characters of a message text a row shows (pi cuts at 200 UTF-16 units).
+pub const ROW_TEXT_CHARS: usize = 200;
+
+/// How many characters of an assistant's error message a row shows.
+const ERROR_CHARS: usize = 80;
+
+/// The colour role of a piece of row text, named after pi's theme colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Normal,
+    /// `user: `.
+    Accent,
+    /// `assistant: `.
+    Success,
+    /// An assistant's error message.
+    Error,
+    /// `[branch summary]: `.
+    Warning,
+    /// Tool results, `(aborted)`, `(no content)`.
+    Muted,
+    /// Settings entries, `[bash]: …`, other roles.
+    Dim,
+    /// `[<customType>]: ` of a custom message.
+    CustomLabel,
+    /// `[compaction: …]`.
+    BorderAccent,
+    /// The italic `empty` of a cleared title.
+    Italic,
+}
+
+/// One piece of a row text: sanitized, single-line text in one tone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    pub tone: Tone,
+    pub text: String,
+}
+
+/// A row's text as pieces, e.g. `user: ` (accent) + `Let's try A.` (normal).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RowText {
+    pub pieces: Vec<Piece>,
+}
+
+impl RowText {
+    fn one(tone: Tone, text: impl Into<String>) -> RowText {
+        RowText::default().push(tone, text)
+    }
+
+    fn push(mut self, tone: Tone, text: impl Into<String>) -> RowText {
+        let text = text.into();
+        if !text.is_empty() {
+            self.pieces.push(Piece { tone, text });
+        }
+        self
+    }
+
+    /// The pieces joined.
+    pub fn plain(&self) -> String {
+        self.pieces.iter().map(|p| p.text.as_str()).collect()
+    }
+}
+
+/// Every tool call in the session by its id, so a tool result's row can show the call it answers.
+/// Built in pi's flattening order; when ids repeat, the last one seen wins, as in pi.
+#[derive(Debug, Clone, Default)]
+pub struct ToolCalls {
+    by_id: HashMap<String, (Ix, u32)>,
+}
+
+impl ToolCalls {
+    /// Index the tool calls of the assistant messages among `order`.
+    pub fn build(entries: &[Entry], order: &[Ix]) -> ToolCalls {
+        let mut by_id = HashMap::new();
+        for &ix in order {
+            let Some(m) = entries[ix as usize].message() else {
+                continue;
+            };
+            if m.role != "assistant" {
+                continue;
+            }
+            for (n, call) in m.tool_calls.iter().enumerate() {
+                by_id.insert(call.id.clone(), (ix, n as u32));
+            }
+        }
+        ToolCalls { by_id }
+    }
+
+    /// The call with this id.
+    pub fn get<'a>(&self, entries: &'a [Entry], id: &str) -> Option<&'a ToolCall> {
+        let &(ix, n) = self.by_id.get(id)?;
+        entries[ix as usize].message().and_then(|m| m.tool_calls.get(n as usize))
+    }
+}
+
+/// What the row of `entry` says after its markers and label. `home` is the user's home directory,
+/// shown as `~` in tool-call paths.
+pub fn row_text(entry: &Entry, entries: &[Entry], calls: &ToolCalls, home: Option<&str>) -> RowText {
+    match &entry.kind {
+        Kind::Message(m) => message_text(m, entries, calls, home),
+        Kind::CustomMessage { custom_type, text, .. } => {
+            RowText::one(Tone::CustomLabel, format!("[{}]: ", sanitize(custom_type)))
+                .push(Tone::Normal, row_line(&text.head))
+        }
+        Kind::Compaction { tokens_before, .. } => RowText::one(
+            Tone::BorderAccent,
+            format!("[compaction: {}k tokens]", (tokens_before / 1000.0).round()),
+        ),
+        Kind::BranchSummary { summary, .. } => {
+            RowText::one(Tone::Warning, "[branch summary]: ").push(Tone::Normal, normalize(&summary.head))
+        }
+        Kind::ModelChange { model_id, .. } => {
+            RowText::one(Tone::Dim, format!("[model: {}]", one_line(model_id)))
+        }
+        Kind::ThinkingLevelChange { level } => {
+            RowText::one(Tone::Dim, format!("[thinking: {}]", one_line(level)))
+        }
+        Kind::Custom { custom_type } => {
+            RowText::one(Tone::Dim, format!("[custom: {}]", one_line(custom_type)))
+        }
+        Kind::Label { label, .. } => match label {
+            Some(l) => RowText::one(Tone::Dim, format!("[label: {}]", one_line(l))),
+            None => RowText::one(Tone::Dim, "[label: (cleared)]"),
+        },
+        Kind::SessionInfo { name } => match name.as_deref().map(str::trim) {
+            Some(n) if !n.is_empty() => RowText::one(Tone::Dim, format!("[title: {}]", one_line(n))),
+            _ => RowText::one(Tone::Dim, "[title: ").push(Tone::Italic, "empty").push(Tone::Dim, "]"),
+        },
+        Kind::Usage { kind, .. } => RowText::one(Tone::Dim, format!("[usage: {}]", one_line(kind))),
+        Kind::ContextEdit { target_id, drops } => {
+            let what = if *drops { "drop" } else { "replace" };
+            RowText::one(Tone::Dim, format!("[context edit: {what} {}]", one_line(target_id)))
+        }
+        Kind::Unknown { type_name } => RowText::one(Tone::Dim, format!("[{}]", one_line(type_name))),
+    }
+}
+
+fn message_text(m: &Message, entries: &[Entry], calls: &ToolCalls, home: Option<&str>) -> RowText {
+    match m.role.as_str() {
+        "user" => RowText::one(Tone::Accent, "user: ").push(Tone::Normal, row_line(&m.text.head)),
+        "assistant" => {
+            let text = row_line(&m.text.head);
+            let head = RowText::one(Tone::Success, "assistant: ");
+            if !text.is_empty() {
+                head.push(Tone::Normal, text)
+            } else if m.stop_reason.as_deref() == Some("aborted") {
+                head.push(Tone::Muted, "(aborted)")
+            } else if let Some(err) = m.error_message.as_deref().filter(|e| !e.is_empty()) {
+                head.push(Tone::Error, cut_chars(&normalize(err), ERROR_CHARS))
+            } else {
+                head.push(Tone::Muted, "(no content)")
+            }
+        }
+        "toolResult" => {
+            let call = m.tool_call_id.as_deref().and_then(|id| calls.get(entries, id));
+            let text = match (call, m.tool_name.as_deref()) {
+                (Some(call), _) => format_tool_call(call, home),
+                (None, Some(name)) if !name.is_empty() => format!("[{}]", one_line(name)),
+                (None, _) => "[tool]".to_string(),
+            };
+            RowText::one(Tone::Muted, text)
+        }
+        "bashExecution" => {
+            RowText::one(Tone::Dim, format!("[bash]: {}", normalize(m.command.as_deref().unwrap_or(""))))
+        }
+        role => RowText::one(Tone::Dim, format!("[{}]", one_line(role))),
+    }
+}
+
+/// A message text for a row: cut to [`ROW_TEXT_CHARS`] characters (between grapheme clusters),
+/// then normalized.
+fn row_line(text: &str) -> String {
+    normalize(&cut_chars(text, ROW_TEXT_CHARS))
+}
+
+/// pi's `normalize` (line breaks and tabs become spaces, then trim), with every other control
+/// and bidi character sanitized too. Runs of spaces stay, as in pi.
+fn normalize(text: &str) -> String {
+    sanitize(text).trim().to_string()
+}
+
+/// The first `max` characters of `text`, extended to the end of a grapheme cluster.
+fn cut_chars(text: &str, max: usize) -> String {
+    use unicode_segmentation::UnicodeSegmentation;
+    let mut chars = 0;
+    let mut end = 0;
+    for (at, g) in text.grapheme_indices(true) {
+        if chars >= max {
+            break;
+        }
+        chars += g.chars().count();
+        end = at + g.len();
+    }
+    text[..end].to_string()
+}
+
+/// pi's `formatToolCall`: a one-line summary of a tool call, sanitized.
+pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
+    let args = &call.args;
+    let path = |default: &str| shorten_path(args.path.as_deref().unwrap_or(default), home);
+    let text = match call.name.as_str() {
+        "read" => {
+            let mut shown = path("");
+            if args.offset.is_some() || args.limit.is_some() {
+                let start = args.offset.unwrap_or(1.0);
+                shown.push(':');
+                shown.push_str(&format_number(start));
+                if let Some(limit) = args.limit {
+                    let end = start + limit - 1.0;
+                    if end != 0.0 {
+                        shown.push('-');
+                        shown.push_str(&format_number(end));
+                    }
+                }
+            }
+            format!("[read: {shown}]")
+        }
+        "write" => format!("[write: {}]", path("")),
+        "edit" => format!("[edit: {}]", path("")),
+        "bash" => {
+            let raw = args.command.as_deref().unwrap_or("");
+            let cmd: String = raw.replace(['\n', '\t'], " ").trim().chars().take(50).collect();
+            let more = if raw.chars().count() > 50 { "..." } else { "" };
+            format!("[bash: {cmd}{more}]")
+        }
+        "grep" => format!("[grep: /{}/ in {}]", args.pattern.as_deref().unwrap_or(""), path(".")),
+        "find" => format!("[find: {} in {}]", args.pattern.as_deref().unwrap_or(""), path(".")),
+        "ls" => format!("[ls: {}]", path(".")),
+        name => {
+            let json: String = args.json_head.chars().take(40).collect();
+            let more = if args.json_chars > 40 { "..." } else { "" };
+            format!("[{name}: {json}{more}]")
+        }
+    };
+    sanitize(&text).into_owned()
+}
+
+/// `path` with a leading `home` directory shown as `~` (whole components only).
+fn shorten_path(path: &str, home: Option<&str>) -> String {
+    let home = home.map(|h| h.trim_end_matches('/')).filter(|h| !h.is_empty());
+    match home.and_then(|h| path.strip_prefix(h)) {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("~{rest}"),
+        _ => path.to_string(),
+    }
+}
+
+/// The words pi puts into an entry's searchable text besides its label and its content text:
+/// the role or type name (`user`, `compaction`, `branch summary`, `model gpt-5`, …).
+pub fn search_words(entry: &Entry) -> String {
+    match &entry.kind {
+        Kind::Message(m) => match &m.command {
+            Some(cmd) => format!("{} {cmd}", m.role),
+            None => m.role.clone(),
+        },
+        Kind::CustomMessage { custom_type, .. } => custom_type.clone(),
+        Kind::Compaction { .. } => "compaction".to_string(),
+        Kind::BranchSummary { .. } => "branch summary".to_string(),
+        Kind::ModelChange { model_id, .. } => format!("model {model_id}"),
+        Kind::ThinkingLevelChange { level } => format!("thinking {level}"),
+        Kind::Custom { custom_type } => format!("custom {custom_type}"),
+        Kind::Label { label, .. } => format!("label {}", label.as_deref().unwrap_or("")),
+        Kind::SessionInfo { name } => format!("title {}", name.as_deref().unwrap_or("")),
+        Kind::Usage { kind, .. } => format!("usage {kind}"),
+        Kind::ContextEdit { target_id, .. } => format!("context edit {target_id}"),
+        Kind::Unknown { type_name } => type_name.clone(),
+    }
+}
+
+/// The content text an entry carries in memory (the first 400 characters), for searching before
+/// the full-text index is built.
+pub fn head_text(entry: &Entry) -> &str {
+    match &entry.kind {
+        Kind::Message(m) => &m.text.head,
+        Kind::CustomMessage { text, .. } => &text.head,
+        Kind::Compaction { summary, .. } | Kind::BranchSummary { summary, .. } => &summary.head,
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::entry::{TextHead, ToolArgs};
+
+    fn call(name: &str, args: ToolArgs) -> ToolCall {
+        ToolCall { id: "c1".into(), name: name.into(), args }
+    }
+
+    #[test]
+    fn read_with_offset_and_limit_shows_the_line_range_under_home() {
+        let args = ToolArgs {
+            path: Some("/home/dev/a.ts".into()),
+            offset: Some(10.0),
+            limit: Some(5.0),
+            ..Default::default()
+        };
+        assert_eq!(format_tool_call(&call("read", args), Some("/home/dev")), "[read: ~/a.ts:10-14]");
+        let only_limit = ToolArgs { path: Some("x".into()), limit: Some(3.0), ..Default::default() };
+        assert_eq!(format_tool_call(&call("read", only_limit), None), "[read: x:1-3]");
+        let only_offset =
+            ToolArgs { path: Some("/home/devx/y".into()), offset: Some(7.0), ..Default::default() };
+        assert_eq!(format_tool_call(&call("read", only_offset), Some("/home/dev")), "[read: /home/devx/y:7]");
+    }
+
+    #[test]
+    fn long_bash_commands_are_cut_at_50_with_dots() {
+        let cmd = "x".repeat(60);
+        let args = ToolArgs { command: Some(cmd), ..Default::default() };
+        assert_eq!(format_tool_call(&call("bash", args), None), format!("[bash: {}...]", "x".repeat(50)));
+    }
+
+    #[test]
+    fn grep_find_ls_and_other_tools() {
+        let args = ToolArgs { pattern: Some("fn main".into()), ..Default::default() };
+        assert_eq!(format_tool_call(&call("grep", args.clone()), None), "[grep: /fn main/ in .]");
+        assert_eq!(format_tool_call(&call("find", args), None), "[find: fn main in .]");
+        assert_eq!(format_tool_call(&call("ls", ToolArgs::default()), None), "[ls: .]");
+        let other = ToolArgs {
+            json_head: "{\"query\":\"a very long search query that goes on\"}".into(),
+            json_chars: 49,
+            ..Default::default()
+        };
+        assert_eq!(
+            format_tool_call(&call("web", other), None),
+            "[web: {\"query\":\"a very long search query that ...]"
+        );
+    }
+
+    fn entry(kind: Kind) -> Entry {
+        Entry {
+            id: "e1".into(),
+            parent_id: None,
+            timestamp: String::new(),
+            time_ms: None,
+            kind,
+            line: 2,
+            span: 0..0,
+        }
+    }
+
+    #[test]
+    fn compaction_rounds_thousands_like_pi() {
+        for (tokens, shown) in [(12345.0, "12k"), (1500.0, "2k"), (400.0, "0k")] {
+            let e = entry(Kind::Compaction {
+                tokens_before: tokens,
+                first_kept_entry_id: None,
+                first_kept_entry_index: None,
+                summary: TextHead::default(),
+                has_system_message: false,
+            });
+            let text = row_text(&e, &[], &ToolCalls::default(), None).plain();
+            assert_eq!(text, format!("[compaction: {shown} tokens]"));
+        }
+    }
+
+    #[test]
+    fn assistant_without_text_shows_aborted_error_or_no_content() {
+        let assistant = |stop: Option<&str>, err: Option<&str>| {
+            let e = entry(Kind::Message(Box::new(Message {
+                role: "assistant".into(),
+                stop_reason: stop.map(Into::into),
+                error_message: err.map(Into::into),
+                ..Default::default()
+            })));
+            row_text(&e, &[], &ToolCalls::default(), None).plain()
+        };
+        assert_eq!(assistant(Some("aborted"), None), "assistant: (aborted)");
+        let long = "e".repeat(100);
+        assert_eq!(assistant(Some("error"), Some(&long)), format!("assistant: {}", "e".repeat(80)));
+        assert_eq!(assistant(Some("stop"), None), "assistant: (no content)");
+    }
+
+    #[test]
+    fn message_text_is_cut_to_200_characters_and_sanitized() {
+        let text = format!("a\x1b[31m\u{202E}b\n{}", "z".repeat(300));
+        let e = entry(Kind::Message(Box::new(Message {
+            role: "user".into(),
+            text: TextHead::new(&text),
+            ..Default::default()
+        })));
+        let row = row_text(&e, &[], &ToolCalls::default(), None).plain();
+        assert!(row.starts_with("user: a [31m b "), "{row}");
+        assert!(!row.chars().any(|c| c.is_control() || c == '\u{202E}'));
+        assert_eq!(row.chars().count(), "user: ".len() + 200);
+    }
+}

@@ -1,0 +1,876 @@
+//! The application frame: the [`Event`]s everything sends into one channel, the pure reducer
+//! [`update`] that turns an event into state changes and [`Effect`]s, the [`Runner`] that carries
+//! the effects out (workers, writes, the trash, the clipboard, the summarizer, suspending), and
+//! [`run_loop`], which drains the channel, updates, and draws once per batch. The loop is generic
+//! over the ratatui backend, so whole screens run under `TestBackend`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use color_eyre::eyre::{Result, eyre};
+use ratatui::Frame;
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+
+use super::event::{Input, Signal};
+use super::help::Help;
+use super::keymap::{Action as Key, Keybindings};
+use super::picker::draw as picker_draw;
+use super::picker::keys::command_for;
+use super::picker::preview::{self, Preview};
+use super::picker::source::{BuiltIndex, Found};
+use super::picker::state::{self as picker, Picker, PickerOptions, PreviewSlot, ScanUpdate, ScopeKind};
+use super::resume::Resume;
+use super::summarizer;
+use super::theme::Theme;
+use super::tree::{DetailJob, Report, SearchJob, TreeOptions, TreeOutcome, TreeView};
+use crate::catalog::search::SearchIndex;
+use crate::catalog::{Catalog, ScanEvent, Scope};
+use crate::session::{Ix, Session};
+use crate::store::Action;
+use crate::store::trash::Trashed;
+
+/// Two clicks on the same row within this many milliseconds open it.
+const DOUBLE_CLICK_MS: i64 = 400;
+
+/// How long start-up warnings stay.
+const WARNING_MS: i64 = 8000;
+
+/// How often the summarizer spinner moves.
+const SPIN_MS: i64 = 100;
+
+/// Everything the app reacts to.
+#[derive(Debug)]
+pub enum Event {
+    /// The wall clock (ms since the epoch). The loop sends one before every batch.
+    Clock(i64),
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    Paste(String),
+    Signal(Signal),
+    /// A report from the scan of a scope.
+    Scan {
+        scope: ScopeKind,
+        seq: u64,
+        update: ScanUpdate,
+    },
+    /// Which sessions running pi processes hold.
+    Live(HashMap<PathBuf, u32>),
+    Preview {
+        path: PathBuf,
+        result: Result<Arc<Preview>, String>,
+    },
+    /// A scope's search index, built on a worker from version `version` of its list.
+    SearchIndex {
+        scope: ScopeKind,
+        version: u64,
+        index: BuiltIndex,
+    },
+    /// Session files changed on disk (debounced).
+    FilesChanged(Vec<PathBuf>),
+    Renamed {
+        result: Result<(), String>,
+    },
+    Deleted {
+        path: PathBuf,
+        result: Result<Trashed, String>,
+    },
+    Restored {
+        trashed: Trashed,
+        result: Result<(), String>,
+    },
+    /// A session was read for the tree view.
+    TreeOpened {
+        path: PathBuf,
+        result: Result<Session, String>,
+    },
+    /// A result for the tree view.
+    Tree(Report),
+}
+
+/// What the app asks the runner to do.
+pub enum Effect {
+    Picker(picker::Effect),
+    /// Scan which sessions running pi processes hold.
+    ScanLive(Vec<PathBuf>),
+    /// Read a session for the tree view.
+    OpenTree(PathBuf),
+    /// Read the tree view's file again (it changed on disk).
+    ReloadTree(PathBuf),
+    TreeWrite(Action),
+    TreeFork(Ix),
+    TreeDetail(DetailJob),
+    TreeSearch(SearchJob),
+    Copy(String),
+    Summarize(Option<Ix>),
+    CancelSummarizer,
+    /// Ctrl+Z.
+    Suspend,
+}
+
+/// How the app ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    /// Esc / Ctrl+C.
+    Quit,
+    /// Resume this session in pi (or print its path with `--print`).
+    Resume(Resume),
+    /// Both scopes are empty: there is nothing to pick.
+    Empty,
+    Signal(Signal),
+}
+
+/// What is on screen.
+pub enum Screen {
+    Picker,
+    /// A session is being read for the tree view.
+    Opening(PathBuf),
+    Tree(Box<TreeView>),
+}
+
+/// How the app starts.
+#[derive(Debug, Clone, Default)]
+pub struct AppOptions {
+    pub picker: PickerOptions,
+    /// Open this session's tree view first.
+    pub open: Option<PathBuf>,
+    /// The summarizer command (default `pi -p --no-session`).
+    pub summarizer: Option<String>,
+    /// The sessions root as shown in empty states.
+    pub root_label: String,
+    /// `--print`: resuming prints the path.
+    pub print: bool,
+    /// Problems to show once at the start (e.g. in `keybindings.json`).
+    pub warnings: Vec<String>,
+}
+
+/// The whole application state.
+pub struct App {
+    pub now_ms: i64,
+    pub size: (u16, u16),
+    pub picker: Picker,
+    pub screen: Screen,
+    /// The last tree view closed with Esc, reused when the same unchanged session is opened again
+    /// (its filter, folds and selection are kept).
+    last_tree: Option<Box<TreeView>>,
+    pub help: Option<Help>,
+    pub theme: Theme,
+    /// The keys of both screens.
+    pub keys: Arc<Keybindings>,
+    pub options: AppOptions,
+    pub exit: Option<Exit>,
+    /// Something changed since the last frame.
+    pub dirty: bool,
+    /// The entry whose detail was asked for last.
+    detail_asked: Option<Ix>,
+    next_spin_ms: i64,
+    last_click: Option<(i64, usize)>,
+}
+
+impl App {
+    /// The app and the effects that start it (the first scan, or opening a session).
+    pub fn new(options: AppOptions, theme: Theme, keys: Arc<Keybindings>, now_ms: i64) -> (App, Vec<Effect>) {
+        let (mut picker, first) = Picker::new(options.picker.clone());
+        if let Some(first) = options.warnings.first() {
+            let more = options.warnings.len() - 1;
+            let text = if more > 0 { format!("{first} (and {more} more)") } else { first.clone() };
+            picker.set_status_for(&text, true, now_ms + WARNING_MS);
+        }
+        let mut effects: Vec<Effect> = first.into_iter().map(Effect::Picker).collect();
+        let screen = match &options.open {
+            Some(path) => {
+                effects.push(Effect::OpenTree(path.clone()));
+                Screen::Opening(path.clone())
+            }
+            None => Screen::Picker,
+        };
+        let app = App {
+            now_ms,
+            size: (80, 24),
+            picker,
+            screen,
+            last_tree: None,
+            help: None,
+            theme,
+            keys,
+            options,
+            exit: None,
+            dirty: true,
+            detail_asked: None,
+            next_spin_ms: 0,
+            last_click: None,
+        };
+        (app, effects)
+    }
+
+    /// The open tree view.
+    pub fn tree(&self) -> Option<&TreeView> {
+        match &self.screen {
+            Screen::Tree(view) => Some(view),
+            _ => None,
+        }
+    }
+
+    /// When the loop must wake up even without an event (status timeout, spinner).
+    pub fn next_deadline(&self) -> Option<i64> {
+        let spin = self.tree().filter(|t| t.busy()).map(|_| self.next_spin_ms);
+        [self.picker.next_deadline(), spin].into_iter().flatten().min()
+    }
+}
+
+/// The reducer: apply one event, return what must be done outside. No I/O, no clock.
+pub fn update(app: &mut App, event: Event) -> Vec<Effect> {
+    let effects = match event {
+        Event::Clock(now) => return clock(app, now),
+        Event::Resize(w, h) => {
+            app.size = (w, h);
+            app.picker.page = picker_draw::list_rows(Rect::new(0, 0, w, h), &app.picker);
+            Vec::new()
+        }
+        Event::Signal(signal) => {
+            app.exit = Some(Exit::Signal(signal));
+            Vec::new()
+        }
+        Event::Key(key) => key_event(app, key),
+        Event::Mouse(mouse) => mouse_event(app, mouse),
+        Event::Paste(text) => match &mut app.screen {
+            Screen::Tree(view) => {
+                let outcome = view.handle_paste(&text);
+                tree_outcome(app, outcome)
+            }
+            _ => {
+                let effects = app.picker.paste(&text);
+                picker_requests(app, effects)
+            }
+        },
+        Event::Scan { scope, seq, update } => {
+            let done = matches!(update, ScanUpdate::Done { .. });
+            let effects = app.picker.scanned(scope, seq, update, app.now_ms);
+            let mut effects = picker_requests(app, effects);
+            if done {
+                effects.push(Effect::ScanLive(app.picker.all_paths()));
+            }
+            effects
+        }
+        Event::Live(live) => {
+            if let Screen::Tree(view) = &mut app.screen {
+                let pid = live.get(view.path()).copied();
+                view.apply(Report::Live(pid));
+            }
+            app.picker.set_live(live);
+            Vec::new()
+        }
+        Event::Preview { path, result } => {
+            let slot = match result {
+                Ok(preview) => PreviewSlot::Ready(preview),
+                Err(e) => PreviewSlot::Failed(e),
+            };
+            let effects = app.picker.preview_loaded(path, slot);
+            picker_requests(app, effects)
+        }
+        Event::SearchIndex { scope, version, index } => {
+            app.picker.index_built(scope, version, index);
+            Vec::new()
+        }
+        Event::FilesChanged(paths) => files_changed(app, &paths),
+        Event::Renamed { result } => {
+            let effects = app.picker.renamed(result, app.now_ms);
+            picker_requests(app, effects)
+        }
+        Event::Deleted { path, result } => {
+            let undo = super::picker::keys::label(&app.keys.picker, Key::UndoDelete);
+            let effects = app.picker.deleted(&path, result, &undo, app.now_ms);
+            picker_requests(app, effects)
+        }
+        Event::Restored { trashed, result } => {
+            let effects = app.picker.restored(trashed, result, app.now_ms);
+            picker_requests(app, effects)
+        }
+        Event::TreeOpened { path, result } => tree_opened(app, path, result),
+        Event::Tree(report) => match &mut app.screen {
+            Screen::Tree(view) => {
+                let outcome = view.apply(report);
+                tree_outcome(app, outcome)
+            }
+            _ => Vec::new(),
+        },
+    };
+    app.dirty = true;
+    let mut effects = effects;
+    effects.extend(tree_requests(app));
+    effects
+}
+
+/// Work the picker left for the end of a batch (rows rebuilt once after many scan reports).
+pub fn settle(app: &mut App) -> Vec<Effect> {
+    let effects = app.picker.settle();
+    picker_requests(app, effects)
+}
+
+fn clock(app: &mut App, now: i64) -> Vec<Effect> {
+    let minute_changed = now / 60_000 != app.now_ms / 60_000;
+    app.now_ms = now;
+    app.dirty |= app.picker.tick(now) || minute_changed;
+    if let Screen::Tree(view) = &mut app.screen
+        && view.busy()
+        && now >= app.next_spin_ms
+    {
+        app.next_spin_ms = now + SPIN_MS;
+        view.tick();
+        app.dirty = true;
+    }
+    Vec::new()
+}
+
+/// Ctrl+Z suspends everywhere, as in pi (`app.suspend` is not rebindable in pitree).
+fn is_suspend(key: &KeyEvent) -> bool {
+    key.code == KeyCode::Char('z') && key.modifiers == KeyModifiers::CONTROL
+}
+
+fn key_event(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    if is_suspend(&key) {
+        return vec![Effect::Suspend];
+    }
+    if let Some(help) = &mut app.help {
+        if !help.key(key) {
+            app.help = None;
+        }
+        return Vec::new();
+    }
+    match &mut app.screen {
+        Screen::Tree(_) if app.keys.tree.action_for(&key) == Some(Key::Help) => {
+            app.help = Some(Help::new(&app.keys));
+            Vec::new()
+        }
+        Screen::Tree(view) => {
+            let outcome = view.handle_key(key);
+            tree_outcome(app, outcome)
+        }
+        Screen::Opening(_) => {
+            if key.code == KeyCode::Esc {
+                app.screen = Screen::Picker;
+            }
+            Vec::new()
+        }
+        Screen::Picker => {
+            let command = command_for(&app.keys, &app.picker, key);
+            let effects = app.picker.command(command, app.now_ms);
+            picker_requests(app, effects)
+        }
+    }
+}
+
+/// Picker effects that the app handles itself (help, opening, quitting).
+fn picker_requests(app: &mut App, effects: Vec<picker::Effect>) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for effect in effects {
+        match effect {
+            picker::Effect::ShowHelp => app.help = Some(Help::new(&app.keys)),
+            picker::Effect::Quit => app.exit = Some(Exit::Quit),
+            picker::Effect::NothingToShow => app.exit = Some(Exit::Empty),
+            picker::Effect::Open(path) => out.extend(open_tree(app, path)),
+            picker::Effect::Resume(path) => {
+                let cwd = app.picker.sessions().iter().find(|s| s.path == path).map(|s| s.cwd.clone());
+                app.exit =
+                    Some(Exit::Resume(Resume { session: path, cwd: cwd.unwrap_or_default(), prompt: None }));
+            }
+            other => out.push(Effect::Picker(other)),
+        }
+    }
+    out
+}
+
+/// Open the tree view of `path`: the last closed view when it shows the same, unchanged file.
+fn open_tree(app: &mut App, path: PathBuf) -> Vec<Effect> {
+    let len = app.picker.sessions().iter().find(|s| s.path == path).map(|s| s.file_len);
+    if let Some(view) = app.last_tree.take()
+        && view.path() == path
+        && Some(view.session().file.facts.len) == len
+    {
+        app.screen = Screen::Tree(view);
+        return Vec::new();
+    }
+    app.screen = Screen::Opening(path.clone());
+    vec![Effect::OpenTree(path)]
+}
+
+fn tree_opened(app: &mut App, path: PathBuf, result: Result<Session, String>) -> Vec<Effect> {
+    if !matches!(&app.screen, Screen::Opening(p) if *p == path) && !matches!(app.screen, Screen::Tree(_)) {
+        return Vec::new();
+    }
+    match result {
+        Ok(session) => {
+            let options = TreeOptions {
+                now_ms: app.now_ms,
+                home: app.picker.home.as_ref().map(|h| h.to_string_lossy().into_owned()),
+                live_pid: app.picker.live.get(&path).copied(),
+                summarizer: app.options.summarizer.clone(),
+                ..TreeOptions::default()
+            };
+            let mut view = TreeView::open(session, options);
+            let job = view.search_job();
+            app.detail_asked = None;
+            app.screen = Screen::Tree(Box::new(view));
+            job.map(Effect::TreeSearch).into_iter().collect()
+        }
+        Err(e) => {
+            app.screen = Screen::Picker;
+            app.picker.set_status(&format!("Cannot open {}: {e}", path.display()), true, app.now_ms);
+            Vec::new()
+        }
+    }
+}
+
+/// What the tree view asked for.
+fn tree_outcome(app: &mut App, outcome: TreeOutcome) -> Vec<Effect> {
+    match outcome {
+        TreeOutcome::Ignored | TreeOutcome::Redraw => Vec::new(),
+        TreeOutcome::Close => {
+            if let Screen::Tree(view) = std::mem::replace(&mut app.screen, Screen::Picker) {
+                app.last_tree = Some(view);
+            }
+            Vec::new()
+        }
+        TreeOutcome::Write(action) => vec![Effect::TreeWrite(action)],
+        TreeOutcome::Fork { target } => vec![Effect::TreeFork(target)],
+        TreeOutcome::Resume { prompt } => {
+            if let Some(view) = app.tree() {
+                app.exit = Some(Exit::Resume(Resume {
+                    session: view.path().to_path_buf(),
+                    cwd: view.session().header().cwd.clone(),
+                    prompt,
+                }));
+            }
+            Vec::new()
+        }
+        TreeOutcome::Copy(text) => vec![Effect::Copy(text)],
+        TreeOutcome::RunSummarizer { target } => {
+            app.next_spin_ms = app.now_ms + SPIN_MS;
+            vec![Effect::Summarize(target)]
+        }
+        TreeOutcome::CancelSummarizer => vec![Effect::CancelSummarizer],
+    }
+}
+
+/// The tree view's detail pane wants an entry read: start its job once.
+fn tree_requests(app: &mut App) -> Vec<Effect> {
+    let Some(job) = app.tree().and_then(TreeView::detail_job) else {
+        app.detail_asked = None;
+        return Vec::new();
+    };
+    if app.detail_asked == Some(job.entry()) {
+        return Vec::new();
+    }
+    app.detail_asked = Some(job.entry());
+    vec![Effect::TreeDetail(job)]
+}
+
+fn files_changed(app: &mut App, paths: &[PathBuf]) -> Vec<Effect> {
+    let refresh = app.picker.refresh();
+    let mut effects = picker_requests(app, refresh);
+    if let Some(view) = app.tree()
+        && paths.iter().any(|p| p == view.path())
+    {
+        effects.push(Effect::ReloadTree(view.path().to_path_buf()));
+    }
+    effects
+}
+
+fn mouse_event(app: &mut App, mouse: MouseEvent) -> Vec<Effect> {
+    if app.help.is_some() {
+        if matches!(mouse.kind, MouseEventKind::Down(_)) {
+            app.help = None;
+        }
+        return Vec::new();
+    }
+    if let Screen::Tree(view) = &mut app.screen {
+        let code = match mouse.kind {
+            MouseEventKind::ScrollUp => KeyCode::Up,
+            MouseEventKind::ScrollDown => KeyCode::Down,
+            _ => return Vec::new(),
+        };
+        let outcome = view.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+        return tree_outcome(app, outcome);
+    }
+    let area = Rect::new(0, 0, app.size.0, app.size.1);
+    let at = Position::new(mouse.column, mouse.row);
+    let layout = picker_draw::layout(area, &app.picker);
+    let in_preview = layout.preview.is_some_and(|p| p.contains(at));
+    let command = match mouse.kind {
+        MouseEventKind::ScrollUp if in_preview => picker::Command::PreviewUp,
+        MouseEventKind::ScrollDown if in_preview => picker::Command::PreviewDown,
+        MouseEventKind::ScrollUp => picker::Command::Up,
+        MouseEventKind::ScrollDown => picker::Command::Down,
+        MouseEventKind::Down(MouseButton::Left) => return click(app, &layout, at),
+        _ => return Vec::new(),
+    };
+    let effects = app.picker.command(command, app.now_ms);
+    picker_requests(app, effects)
+}
+
+/// Select the clicked row; a second click on it soon after opens it.
+fn click(app: &mut App, layout: &picker_draw::Layout, at: Position) -> Vec<Effect> {
+    let Some(row) = picker_draw::row_at(layout, &app.picker, at) else {
+        return Vec::new();
+    };
+    let double = app.last_click.is_some_and(|(t, r)| r == row && app.now_ms - t <= DOUBLE_CLICK_MS);
+    app.last_click = Some((app.now_ms, row));
+    let mut effects = app.picker.click(row);
+    if double && app.picker.selected_index() == row {
+        app.last_click = None;
+        effects.extend(app.picker.command(picker::Command::Confirm, app.now_ms));
+    }
+    picker_requests(app, effects)
+}
+
+/// Draw the whole screen. Reads the state only.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    match &app.screen {
+        Screen::Tree(view) => view.draw(frame, area, &app.theme),
+        Screen::Picker | Screen::Opening(_) => {
+            let opening = match &app.screen {
+                Screen::Opening(path) => Some(path.as_path()),
+                _ => None,
+            };
+            picker_draw::draw(
+                frame,
+                area,
+                &picker_draw::Context {
+                    picker: &app.picker,
+                    theme: &app.theme,
+                    keymap: &app.keys.picker,
+                    now_ms: app.now_ms,
+                    root_label: &app.options.root_label,
+                    opening,
+                    print: app.options.print,
+                },
+            );
+        }
+    }
+    if let Some(help) = &app.help {
+        help.draw(frame, area, &app.theme);
+    }
+}
+
+// -------------------------------------------------------------------------------------------
+// the runner
+
+/// A way to give the terminal back and take it again (Ctrl+Z); none under `TestBackend`.
+pub type Suspend<B> = fn(&mut Terminal<B>) -> std::io::Result<()>;
+
+/// Carries out effects. Owns the workers.
+pub struct Runner<B: Backend> {
+    tx: Sender<Event>,
+    catalog: Arc<Catalog>,
+    cwd: PathBuf,
+    root: PathBuf,
+    previews: PreviewWorker,
+    input: Option<Input>,
+    suspend: Option<Suspend<B>>,
+    /// Where OSC 52 goes (the terminal), if anywhere.
+    osc: Option<Box<dyn std::io::Write + Send>>,
+    summarizer: Option<summarizer::Running>,
+}
+
+impl<B: Backend> Runner<B> {
+    /// A runner for sessions under `catalog`'s root, with the current folder `cwd`.
+    pub fn new(tx: Sender<Event>, catalog: Arc<Catalog>, cwd: PathBuf) -> Runner<B> {
+        let root = catalog.root().path.clone();
+        Runner {
+            previews: PreviewWorker::spawn(tx.clone()),
+            tx,
+            catalog,
+            cwd,
+            root,
+            input: None,
+            suspend: None,
+            osc: None,
+            summarizer: None,
+        }
+    }
+
+    /// The terminal's input thread (paused around hand-overs) and how to suspend.
+    pub fn with_terminal(
+        mut self,
+        input: Input,
+        suspend: Suspend<B>,
+        osc: Box<dyn std::io::Write + Send>,
+    ) -> Runner<B> {
+        self.input = Some(input);
+        self.suspend = Some(suspend);
+        self.osc = Some(osc);
+        self
+    }
+
+    /// Stop reading the terminal (before handing it to pi).
+    pub fn pause_input(&self) {
+        if let Some(input) = &self.input {
+            input.pause();
+        }
+    }
+
+    /// Carry out one effect. Results come back as events.
+    pub fn run(&mut self, effect: Effect, app: &App, terminal: &mut Terminal<B>) -> Result<()> {
+        match effect {
+            Effect::Picker(effect) => self.picker(effect),
+            Effect::ScanLive(paths) => {
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    let set = crate::store::live::scan();
+                    let live = paths.into_iter().filter_map(|p| set.holder(&p).map(|pid| (p, pid))).collect();
+                    let _ = tx.send(Event::Live(live));
+                });
+            }
+            Effect::OpenTree(path) => {
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    let result = Session::open(&path).map_err(|e| e.to_string());
+                    let _ = tx.send(Event::TreeOpened { path, result });
+                });
+            }
+            Effect::ReloadTree(path) => {
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    if let Ok(session) = Session::open(&path) {
+                        let _ = tx.send(Event::Tree(Report::Changed(session)));
+                    }
+                });
+            }
+            Effect::TreeWrite(action) => {
+                if let Some(view) = app.tree() {
+                    let path = view.path().to_path_buf();
+                    let result =
+                        crate::store::write_action(&path, Some(view.session()), Some(&self.root), &action)
+                            .and_then(|_| Session::open(&path).map_err(|e| eyre!("{e}")))
+                            .map_err(|e| format!("{e:#}"));
+                    self.send(Event::Tree(Report::Written(result)));
+                }
+            }
+            Effect::TreeFork(target) => {
+                if let Some(view) = app.tree() {
+                    match crate::store::actions::fork(view.session(), target, &self.root) {
+                        Ok(file) => self.run(Effect::OpenTree(file), app, terminal)?,
+                        Err(e) => self.send(Event::Tree(Report::Forked(Err(format!("{e:#}"))))),
+                    }
+                }
+            }
+            Effect::TreeDetail(job) => {
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    let _ = tx.send(Event::Tree(job.run()));
+                });
+            }
+            Effect::TreeSearch(job) => {
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    let _ = tx.send(Event::Tree(Report::SearchIndex(job.run())));
+                });
+            }
+            Effect::Copy(text) => {
+                let out = self.osc.as_deref_mut().map(|w| w as &mut dyn std::io::Write);
+                let result = super::clipboard::copy(&text, out);
+                self.send(Event::Tree(Report::Copied(result)));
+            }
+            Effect::Summarize(target) => {
+                if let Some(view) = app.tree() {
+                    let input = view.summarizer_input(target);
+                    let command =
+                        app.options.summarizer.clone().unwrap_or_else(|| summarizer::default_command(None));
+                    let tx = self.tx.clone();
+                    match summarizer::start(&command, input, move |r| {
+                        let _ = tx.send(Event::Tree(Report::Summary(r)));
+                    }) {
+                        Ok(running) => self.summarizer = Some(running),
+                        Err(e) => self.send(Event::Tree(Report::Summary(Err(e)))),
+                    }
+                }
+            }
+            Effect::CancelSummarizer => {
+                if let Some(running) = self.summarizer.take() {
+                    running.cancel();
+                }
+            }
+            Effect::Suspend => {
+                if let Some(suspend) = self.suspend {
+                    self.pause_input();
+                    let result = suspend(terminal);
+                    if let Some(input) = &self.input {
+                        input.resume();
+                    }
+                    result.map_err(|e| eyre!("cannot suspend: {e}"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn send(&self, event: Event) {
+        let _ = self.tx.send(event);
+    }
+
+    fn picker(&mut self, effect: picker::Effect) {
+        match effect {
+            picker::Effect::Scan { scope, seq } => self.scan(scope, seq),
+            picker::Effect::LoadPreview(path) => self.previews.request(path),
+            picker::Effect::BuildIndex { scope, version, sessions } => {
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    let index = BuiltIndex(Arc::new(SearchIndex::new(&sessions)));
+                    let _ = tx.send(Event::SearchIndex { scope, version, index });
+                });
+            }
+            picker::Effect::Rename { path, name } => {
+                let action = Action::Rename { name: Some(name) };
+                let result = crate::store::write_action(&path, None, Some(&self.root), &action)
+                    .map(|_| ())
+                    .map_err(|e| format!("{e:#}"));
+                self.send(Event::Renamed { result });
+            }
+            picker::Effect::Delete { path } => {
+                let result = crate::store::trash::delete(&path, &self.root).map_err(|e| format!("{e:#}"));
+                self.send(Event::Deleted { path, result });
+            }
+            picker::Effect::Undo(trashed) => {
+                let result = crate::store::trash::undo(&trashed).map_err(|e| format!("{e:#}"));
+                self.send(Event::Restored { trashed, result });
+            }
+            picker::Effect::Open(_)
+            | picker::Effect::Resume(_)
+            | picker::Effect::ShowHelp
+            | picker::Effect::Quit
+            | picker::Effect::NothingToShow => {}
+        }
+    }
+
+    /// Scan a scope on the catalog's worker; resolve each session's thread keys on the way.
+    fn scan(&self, scope: ScopeKind, seq: u64) {
+        let catalog_scope = match scope {
+            ScopeKind::Current => Scope::CurrentFolder(self.cwd.clone()),
+            ScopeKind::All => Scope::All,
+        };
+        let (scan_tx, scan_rx) = std::sync::mpsc::channel();
+        self.catalog.scan_in_background(catalog_scope, scan_tx);
+        let tx = self.tx.clone();
+        std::thread::spawn(move || {
+            for event in scan_rx {
+                let update = match event {
+                    ScanEvent::Progress { done, total } => ScanUpdate::Progress { done, total },
+                    ScanEvent::Found(found) => ScanUpdate::Found(found.into_iter().map(Found::new).collect()),
+                    ScanEvent::Done { warnings, .. } => {
+                        ScanUpdate::Done { warnings: warnings.iter().map(ToString::to_string).collect() }
+                    }
+                };
+                if tx.send(Event::Scan { scope, seq, update }).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// Loads previews one at a time; a new request replaces one still waiting.
+struct PreviewWorker {
+    wanted: Arc<(Mutex<Option<PathBuf>>, Condvar)>,
+}
+
+impl PreviewWorker {
+    fn spawn(tx: Sender<Event>) -> PreviewWorker {
+        let wanted = Arc::new((Mutex::new(None::<PathBuf>), Condvar::new()));
+        let shared = Arc::clone(&wanted);
+        std::thread::spawn(move || {
+            loop {
+                let path = {
+                    let (lock, wake) = &*shared;
+                    let mut slot = lock.lock().unwrap_or_else(|e| e.into_inner());
+                    loop {
+                        if let Some(path) = slot.take() {
+                            break path;
+                        }
+                        slot = wake.wait(slot).unwrap_or_else(|e| e.into_inner());
+                    }
+                };
+                let result = preview::load(&path).map(Arc::new).map_err(|e| format!("{e:#}"));
+                if tx.send(Event::Preview { path, result }).is_err() {
+                    return;
+                }
+            }
+        });
+        PreviewWorker { wanted }
+    }
+
+    fn request(&self, path: PathBuf) {
+        let (lock, wake) = &*self.wanted;
+        *lock.lock().unwrap_or_else(|e| e.into_inner()) = Some(path);
+        wake.notify_one();
+    }
+}
+
+/// Milliseconds since the epoch, now.
+pub fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Run until the app exits: wait for events, apply a whole batch, carry out the effects, draw.
+pub fn run_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    events: &Receiver<Event>,
+    runner: &mut Runner<B>,
+    first: Vec<Effect>,
+) -> Result<Exit>
+where
+    B::Error: Send + Sync + 'static,
+{
+    for effect in first {
+        runner.run(effect, app, terminal)?;
+    }
+    loop {
+        if app.dirty {
+            terminal.draw(|frame| draw(frame, app))?;
+            app.dirty = false;
+        }
+        let Some(batch) = next_batch(events, app.next_deadline())? else {
+            return Ok(Exit::Quit);
+        };
+        let mut effects = update(app, Event::Clock(now_ms()));
+        for event in batch {
+            effects.extend(update(app, event));
+        }
+        effects.extend(settle(app));
+        for effect in effects {
+            runner.run(effect, app, terminal)?;
+        }
+        if let Some(exit) = app.exit.take() {
+            return Ok(exit);
+        }
+    }
+}
+
+/// Wait for at least one event (or the deadline), then take every event already queued.
+/// `None` when every sender is gone.
+fn next_batch(events: &Receiver<Event>, deadline_ms: Option<i64>) -> Result<Option<Vec<Event>>> {
+    let first = match deadline_ms {
+        Some(deadline) => {
+            let wait = Duration::from_millis(deadline.saturating_sub(now_ms()).clamp(0, 60_000) as u64);
+            match events.recv_timeout(wait) {
+                Ok(event) => Some(event),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => return Ok(None),
+            }
+        }
+        None => match events.recv() {
+            Ok(event) => Some(event),
+            Err(_) => return Ok(None),
+        },
+    };
+    let mut batch: Vec<Event> = first.into_iter().collect();
+    batch.extend(events.try_iter());
+    Ok(Some(batch))
+}

@@ -1,0 +1,437 @@
+//! Drawing the tree view from its state, and nothing else: a title line, the search line, the rows
+//! of the window around the selection (pi's centring and horizontal pan, only the rows that fit are
+//! built), the status line, the detail pane, a hint line, and the open dialog on top.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Direction, Layout, Position, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::detail::Detail;
+use super::editor::Editor;
+use super::search::hit_ranges;
+use super::state::{Mode, State};
+use crate::display::{sanitize, skip_cols, take_cols, width};
+use crate::session::flatten::{LEAF_TAG, RowParts};
+use crate::session::text::Tone;
+use crate::tui::theme::Theme;
+
+/// Columns of the cursor gutter (`› `).
+const CURSOR_COLS: usize = 2;
+/// The detail pane goes to the right from this width, below from this height.
+const SIDE_BY_SIDE_COLS: u16 = 110;
+const STACKED_ROWS: u16 = 26;
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+pub fn draw(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
+    let [title, search, body, hints] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    draw_title(state, frame, title, theme);
+    draw_search(state, frame, search, theme);
+    let (list, detail) = split_body(state, body);
+    draw_list(state, frame, list, theme);
+    if let Some(detail) = detail {
+        draw_detail(&state.detail, &state.tokens(), frame, detail, theme);
+        state.detail_height.set(detail.height.saturating_sub(1) as usize);
+    }
+    frame.render_widget(Paragraph::new(Span::styled(hint_text(state), theme.dim)), hints);
+    draw_mode(state, frame, area, theme);
+}
+
+fn split_body(state: &State, body: Rect) -> (Rect, Option<Rect>) {
+    if !state.show_detail {
+        return (body, None);
+    }
+    let (direction, share) = if body.width >= SIDE_BY_SIDE_COLS {
+        (Direction::Horizontal, 55)
+    } else if body.height >= STACKED_ROWS {
+        (Direction::Vertical, 55)
+    } else {
+        return (body, None);
+    };
+    let [list, detail] = Layout::default()
+        .direction(direction)
+        .constraints([Constraint::Percentage(share), Constraint::Percentage(100 - share)])
+        .areas(body);
+    (list, Some(detail))
+}
+
+fn draw_title(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
+    let session = state.session();
+    let name = session.graph.name().map(|n| format!(" · {}", sanitize(n))).unwrap_or_default();
+    let mut spans = vec![Span::styled(format!(" Session Tree{name}"), theme.title)];
+    if let Some(pid) = state.options.live_pid {
+        spans.push(Span::styled(format!("  ● open in pi (pid {pid})"), theme.warning));
+    }
+    let damaged = session.file.damage.len();
+    if damaged > 0 {
+        let lines = if damaged == 1 { "line" } else { "lines" };
+        spans.push(Span::styled(format!("  {damaged} {lines} could not be read"), theme.error));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn draw_search(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
+    let focused = state.mode == Mode::Search;
+    let label = if focused { "  Search (every key types, enter done): " } else { "  Type to search: " };
+    let query = sanitize(&state.query);
+    let line =
+        Line::from(vec![Span::styled(label, theme.muted), Span::styled(query.to_string(), theme.accent)]);
+    frame.render_widget(Paragraph::new(line), area);
+    if focused {
+        let x = area.x + (width(label) + width(&query)) as u16;
+        frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
+    }
+}
+
+/// The window of rows, centred on the selection as pi does, and the status line.
+fn draw_list(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let height = area.height as usize - 1;
+    state.list_height.set(height.max(1));
+    let n = state.rows.len();
+    let mut lines: Vec<Line> = Vec::with_capacity(height + 1);
+    if n == 0 {
+        lines.push(Line::styled("  No entries found", theme.muted));
+    } else {
+        let start = state.selected.saturating_sub(height / 2).min(n.saturating_sub(height));
+        let end = (start + height).min(n);
+        let label_time = |ms: i64| state.format_label_time(ms);
+        let label_time: Option<&dyn Fn(i64) -> String> = state.label_times.then_some(&label_time as _);
+        let cx = state.row_context(label_time);
+        let parts: Vec<RowParts> = (start..end).map(|r| state.rows.parts(r, &cx)).collect();
+        let vw = (area.width as usize).saturating_sub(CURSOR_COLS);
+        let scroll = pan(&parts, state.selected - start, vw);
+        let tokens = state.tokens();
+        for (i, p) in parts.iter().enumerate() {
+            lines.push(row_line(p, start + i == state.selected, scroll, vw, &tokens, theme));
+        }
+    }
+    lines.resize(height, Line::default());
+    lines.push(status_line(state, theme));
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// pi's horizontal pan: when the selected row's anchor (prefix and markers) leaves too little room
+/// for its text, every row is shifted left by the same amount.
+fn pan(parts: &[RowParts], selected: usize, vw: usize) -> usize {
+    let anchor = width(&parts[selected].anchor());
+    let min_visible = (vw / 3).clamp(4, 20);
+    if anchor <= vw.saturating_sub(min_visible) {
+        return 0;
+    }
+    let widest = parts.iter().map(|p| width(&p.plain())).max().unwrap_or(0);
+    widest.saturating_sub(vw).min(anchor.saturating_sub((vw / 4).clamp(2, 12)))
+}
+
+/// One row: cursor, then the body's styled pieces panned by `scroll` and cut to `vw` columns, with
+/// the leaf tag kept in view and the search hits highlighted.
+fn row_line<'a>(
+    p: &RowParts,
+    selected: bool,
+    scroll: usize,
+    vw: usize,
+    tokens: &[String],
+    theme: &Theme,
+) -> Line<'a> {
+    let mut pieces: Vec<(String, Style)> = vec![
+        (p.prefix.clone(), theme.connector),
+        (p.fold_marker.to_string(), theme.accent),
+        (p.path_marker.to_string(), theme.path_marker),
+        (p.label_part(), theme.label),
+        (p.label_time_part(), theme.muted),
+    ];
+    let text_style = if selected { Style::new().add_modifier(Modifier::BOLD) } else { Style::new() };
+    for piece in &p.text.pieces {
+        pieces.extend(highlighted(
+            &piece.text,
+            tone_style(piece.tone, theme).patch(text_style),
+            tokens,
+            theme,
+        ));
+    }
+    let tag_cols = if p.is_leaf { width(LEAF_TAG) } else { 0 };
+    let mut spans = clip(pieces, scroll, vw.saturating_sub(tag_cols));
+    if p.is_leaf {
+        spans.push(Span::styled(LEAF_TAG, theme.leaf_marker));
+    }
+    let cursor = if selected { Span::styled("› ", theme.accent) } else { Span::raw("  ") };
+    spans.insert(0, cursor);
+    let line = Line::from(spans);
+    if selected { line.style(theme.selected) } else { line }
+}
+
+/// `text` split into plain and highlighted pieces around the query's hits.
+fn highlighted(text: &str, style: Style, tokens: &[String], theme: &Theme) -> Vec<(String, Style)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for hit in hit_ranges(text, tokens) {
+        out.push((text[at..hit.start].to_string(), style));
+        out.push((text[hit.clone()].to_string(), style.patch(theme.highlight)));
+        at = hit.end;
+    }
+    out.push((text[at..].to_string(), style));
+    out
+}
+
+/// Skip `skip` columns of the pieces, then keep at most `cols` columns; a cut row ends in `...`,
+/// as pi's rows do.
+fn clip<'a>(pieces: Vec<(String, Style)>, mut skip: usize, mut cols: usize) -> Vec<Span<'a>> {
+    let total: usize = pieces.iter().map(|(t, _)| width(t)).sum();
+    let cut = total.saturating_sub(skip) > cols && cols >= 3;
+    if cut {
+        cols -= 3;
+    }
+    let mut spans = Vec::new();
+    let mut last_style = Style::new();
+    for (text, style) in pieces {
+        if cols == 0 {
+            break;
+        }
+        let w = width(&text);
+        if skip >= w {
+            skip -= w;
+            continue;
+        }
+        let visible = skip_cols(&text, skip);
+        skip = 0;
+        let kept = take_cols(&visible, cols).to_string();
+        cols -= width(&kept);
+        last_style = style;
+        if !kept.is_empty() {
+            spans.push(Span::styled(kept, style));
+        }
+    }
+    if cut {
+        spans.push(Span::styled("...", last_style));
+    }
+    spans
+}
+
+fn tone_style(tone: Tone, theme: &Theme) -> Style {
+    match tone {
+        Tone::Normal => Style::new(),
+        Tone::Accent => theme.accent,
+        Tone::Success => theme.success,
+        Tone::Error => theme.error,
+        Tone::Warning => theme.warning,
+        Tone::Muted => theme.muted,
+        Tone::Dim => theme.dim,
+        Tone::CustomLabel => theme.custom_message_label,
+        Tone::BorderAccent => theme.border_accent,
+        Tone::Italic => theme.dim.add_modifier(Modifier::ITALIC),
+    }
+}
+
+fn status_line<'a>(state: &State, theme: &Theme) -> Line<'a> {
+    let mut spans = vec![Span::styled(format!("  {}", state.status_line()), theme.muted)];
+    if let Some(status) = &state.status {
+        let style = if status.error { theme.error } else { theme.accent };
+        spans.push(Span::styled(format!("  {}", sanitize(&status.text)), style));
+    }
+    Line::from(spans)
+}
+
+/// The detail pane: its lines from the scroll position, each wrapped to the width, hits marked.
+fn draw_detail(detail: &Detail, tokens: &[String], frame: &mut Frame, area: Rect, theme: &Theme) {
+    let block =
+        Block::default().borders(Borders::LEFT | Borders::TOP).border_style(theme.border).title(" Detail ");
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let cols = inner.width.max(1) as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    if detail.pending() {
+        lines.push(Line::styled("loading…", theme.muted));
+    }
+    let current = detail.hit.map(|h| &detail.hits[h]);
+    for (i, l) in detail.lines.iter().enumerate().skip(detail.scroll) {
+        if lines.len() >= inner.height as usize {
+            break;
+        }
+        let style = tone_style(l.tone, theme);
+        let mut pieces = highlighted(&l.text, style, tokens, theme);
+        let mut skip_rows = 0;
+        if let Some((_, range)) = current.filter(|(line, _)| *line == i) {
+            let strong = theme.highlight.add_modifier(Modifier::REVERSED);
+            pieces = mark_current(&l.text, range, style, strong, tokens, theme);
+            if i == detail.scroll {
+                skip_rows = (width(&l.text[..range.start]) / cols).saturating_sub(1);
+            }
+        }
+        lines.extend(wrap(pieces, cols).into_iter().skip(skip_rows));
+    }
+    lines.truncate(inner.height as usize);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn mark_current(
+    text: &str,
+    current: &std::ops::Range<usize>,
+    style: Style,
+    strong: Style,
+    tokens: &[String],
+    theme: &Theme,
+) -> Vec<(String, Style)> {
+    let mut out = highlighted(&text[..current.start], style, tokens, theme);
+    out.push((text[current.clone()].to_string(), strong));
+    out.extend(highlighted(&text[current.end..], style, tokens, theme));
+    out
+}
+
+/// Styled pieces broken into lines of at most `cols` columns.
+fn wrap<'a>(pieces: Vec<(String, Style)>, cols: usize) -> Vec<Line<'a>> {
+    let mut lines = vec![Line::default()];
+    let mut used = 0;
+    for (text, style) in pieces {
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            if used == cols {
+                lines.push(Line::default());
+                used = 0;
+            }
+            let mut part = take_cols(rest, cols - used);
+            if part.is_empty() {
+                if used > 0 {
+                    used = cols;
+                    continue;
+                }
+                part = &rest[..rest.chars().next().map_or(rest.len(), char::len_utf8)];
+            }
+            used += width(part);
+            lines.last_mut().expect("one line at least").push_span(Span::styled(part.to_string(), style));
+            rest = &rest[part.len()..];
+        }
+    }
+    lines
+}
+
+fn hint_text(state: &State) -> String {
+    let text = match &state.mode {
+        Mode::Search => {
+            "type to search · enter done · esc clear · ↑/↓ move · ctrl+n/ctrl+p next/previous hit"
+        }
+        _ => {
+            "↑/↓ move · ←/→ page · ^←/^→ fold/branch · enter select · shift+l label · shift+t label time · \
+             ^x copy · alt+f fork · ^r rename · / search · ^n/^p hits · ^d/^t/^u/^l/^a filter (^o cycle) · \
+             tab detail · esc back"
+        }
+    };
+    format!(" {text}")
+}
+
+/// The open dialog or input over the view.
+fn draw_mode(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
+    match &state.mode {
+        Mode::Browse | Mode::Search => {}
+        Mode::Label { editor, .. } => {
+            draw_input(frame, area, theme, " Label (empty to remove) ", editor, "enter save · esc cancel")
+        }
+        Mode::Rename { editor } => draw_input(
+            frame,
+            area,
+            theme,
+            " Session name (empty to clear) ",
+            editor,
+            "enter save · esc cancel",
+        ),
+        Mode::Move(dialog) => {
+            let mut lines = vec![Line::styled(dialog.title(), theme.title), Line::default()];
+            for (i, choice) in dialog.choices.iter().enumerate() {
+                let text = format!("{}. {}", i + 1, choice.text(state.summarizer()));
+                lines.push(if i == dialog.cursor {
+                    Line::from(vec![Span::styled("› ", theme.accent), Span::styled(text, theme.accent)])
+                } else {
+                    Line::raw(format!("  {text}"))
+                });
+            }
+            lines.push(Line::default());
+            lines.push(Line::styled("↑/↓ choose · enter confirm · esc cancel", theme.dim));
+            draw_box(frame, area, theme, " Move the leaf ", lines);
+        }
+        Mode::Summary { editor, .. } => {
+            let rect = centered(area, area.width.saturating_sub(4), area.height.saturating_sub(4));
+            draw_editor(
+                frame,
+                rect,
+                theme,
+                " Branch summary ",
+                editor,
+                "ctrl+s save and move the leaf · esc back",
+            );
+        }
+        Mode::Summarizing { frame: tick, .. } => {
+            let spinner = SPINNER[*tick % SPINNER.len()];
+            let text =
+                format!("{spinner} Summarizing with `{}` … (esc to cancel)", sanitize(state.summarizer()));
+            draw_box(frame, area, theme, " Summarize ", vec![Line::styled(text, theme.accent)]);
+        }
+        Mode::Prompt { editor } => {
+            let rect = centered(area, area.width.saturating_sub(4), (area.height / 2).max(6));
+            let hint = "enter resume pi with this message · alt+enter new line · esc don't send";
+            draw_editor(frame, rect, theme, " Message to re-send ", editor, hint);
+        }
+        Mode::Confirm(confirm) => {
+            let mut lines: Vec<Line> = confirm.lines.iter().map(|l| Line::raw(l.clone())).collect();
+            lines.push(Line::default());
+            lines.push(Line::styled("y / enter: yes · n / esc: no", theme.dim));
+            draw_box(frame, area, theme, " Confirm ", lines);
+        }
+    }
+}
+
+fn draw_box(frame: &mut Frame, area: Rect, theme: &Theme, title: &str, lines: Vec<Line>) {
+    let widest = lines.iter().map(Line::width).max().unwrap_or(0) as u16;
+    let rect = centered(area, widest + 4, lines.len() as u16 + 2);
+    let block = Block::bordered().border_style(theme.border_accent).title(title.to_string());
+    frame.render_widget(Clear, rect);
+    frame.render_widget(Paragraph::new(lines).block(block), rect);
+}
+
+/// A one-line input in a box at the bottom of the view.
+fn draw_input(frame: &mut Frame, area: Rect, theme: &Theme, title: &str, editor: &Editor, hint: &str) {
+    let rect = Rect::new(area.x, area.bottom().saturating_sub(4), area.width, 4.min(area.height));
+    draw_editor(frame, rect, theme, title, editor, hint);
+}
+
+/// An editor in a bordered box, scrolled so that the cursor line shows, with the cursor placed.
+fn draw_editor(frame: &mut Frame, rect: Rect, theme: &Theme, title: &str, editor: &Editor, hint: &str) {
+    let block = Block::bordered()
+        .border_style(theme.border_accent)
+        .title(title.to_string())
+        .title_bottom(Line::styled(format!(" {hint} "), theme.dim));
+    let inner = block.inner(rect);
+    frame.render_widget(Clear, rect);
+    frame.render_widget(block, rect);
+    if inner.height == 0 || inner.width == 0 {
+        return;
+    }
+    let (line, col) = editor.cursor_line_col();
+    let first = (line + 1).saturating_sub(inner.height as usize);
+    let cols = inner.width as usize;
+    let text_lines: Vec<&str> = editor.text().split('\n').collect();
+    let cursor_x = width(&sanitize(&text_lines[line][..col]));
+    let pan = (cursor_x + 1).saturating_sub(cols);
+    let lines: Vec<Line> = text_lines
+        .iter()
+        .skip(first)
+        .take(inner.height as usize)
+        .map(|l| Line::raw(take_cols(&skip_cols(&sanitize(l), pan), cols).to_string()))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+    let x = inner.x + (cursor_x - pan) as u16;
+    frame.set_cursor_position(Position::new(x, inner.y + (line - first) as u16));
+}
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h)
+}

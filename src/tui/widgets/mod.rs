@@ -1,0 +1,3 @@
+//! Small reusable pieces of the screens.
+
+pub mod input;

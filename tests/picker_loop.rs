@@ -1,0 +1,60 @@
+//! The real event loop (`run_loop`) with the real runner and catalog scan, on a `TestBackend`:
+//! keys go into the same channel as the scan's results, and the loop ends with the exit the keys
+//! asked for. Also the benchmark hooks, run once on the fixture sessions so they keep working.
+
+mod picker_support;
+
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use picker_support::Fixtures;
+use pitree::catalog::{Catalog, SessionsRoot, locate::RootSource};
+use pitree::tui::app::{self, App, AppOptions, Event, Exit, Runner};
+use pitree::tui::keymap::Keybindings;
+use pitree::tui::picker::state::PickerOptions;
+use pitree::tui::theme::Theme;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+#[test]
+fn keys_and_scan_results_share_one_channel_and_the_loop_exits_with_the_choice() {
+    let f = Fixtures::copy();
+    let catalog = Arc::new(Catalog::open(SessionsRoot::new(f.root(), RootSource::AgentDir), None));
+    let (tx, rx) = mpsc::channel();
+    let keys = tx.clone();
+    let loop_thread = std::thread::spawn(move || {
+        let mut runner: Runner<TestBackend> =
+            Runner::new(tx, catalog, std::path::PathBuf::from("/home/dev/alpha"));
+        let options = AppOptions { picker: PickerOptions { all: true, home: None }, ..AppOptions::default() };
+        let (mut app, first) =
+            App::new(options, Theme::no_color(), Arc::new(Keybindings::defaults()), app::now_ms());
+        let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+        let exit = app::run_loop(&mut terminal, &mut app, &rx, &mut runner, first).unwrap();
+        (exit, terminal.backend().to_string())
+    });
+    std::thread::sleep(Duration::from_millis(800));
+    for c in "Auth refactor".chars() {
+        keys.send(Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    keys.send(Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT))).unwrap();
+    let (exit, screen) = loop_thread.join().unwrap();
+    let Exit::Resume(resume) = exit else { panic!("expected a resume, got {exit:?}") };
+    assert!(resume.session.to_string_lossy().contains("01973619-f5f4"), "{resume:?}");
+    assert_eq!(resume.cwd, "/home/dev/alpha");
+    assert!(screen.contains("› Auth refactor: middleware vs guard"), "{screen}");
+}
+
+#[test]
+fn the_benchmark_hooks_run() {
+    let f = Fixtures::copy();
+    let cache = tempfile::tempdir().unwrap();
+    let first = pitree::tui::bench_first_frame(&f.root(), cache.path(), 120, 40).unwrap();
+    let warm = pitree::tui::bench_first_frame(&f.root(), cache.path(), 120, 40).unwrap();
+    let key = pitree::tui::bench_search_keystroke(&f.root(), cache.path(), "rate", 120, 40).unwrap();
+    for d in [first, warm, key] {
+        assert!(d < Duration::from_secs(30), "{d:?}");
+    }
+}
