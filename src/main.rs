@@ -5,6 +5,7 @@ use clap::Parser;
 use pitree::cli::{Cli, run_command};
 
 fn main() {
+    let _ = color_eyre::install();
     let cli = Cli::parse();
     let status = match cli.command {
         Some(command) => run_command(command, &cli.global),

@@ -97,7 +97,10 @@ pub fn run(args: &ListArgs, session_dir: Option<&Path>, out: &mut dyn Write) -> 
     if searching {
         parse_query(query)?;
     }
-    let catalog = Catalog::open(root, default_cache_dir(&env).as_deref()).with_texts(searching);
+    let live = crate::store::live::scan();
+    let catalog = Catalog::open(root, default_cache_dir(&env).as_deref())
+        .with_texts(searching)
+        .with_live(move |path| !live.is_empty() && live.contains(path));
     let report = catalog.scan(&scope, &|_, _| {});
     for w in &report.warnings {
         eprintln!("pitree: warning: {w}");

@@ -1,5 +1,6 @@
 //! `pitree --demo`: the bundled demo sessions (`assets/demo/sessions/--<cwd>--/*.jsonl`, written
-//! by pi itself) copied into a fresh temporary agent folder, so the user can try everything —
+//! by pi itself and embedded in the binary by `build.rs`, or `$PITREE_DEMO_DIR/sessions` when that
+//! is set) copied into a fresh temporary agent folder, so the user can try everything —
 //! rename, delete, move the leaf — without touching real sessions. Forks name their parent by
 //! the absolute path they were generated at; the copy's headers are pointed at the copied files so
 //! the threaded view still nests them. The folder is removed when the [`Demo`] is dropped.
@@ -10,8 +11,10 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::{Result, WrapErr, bail};
 use serde_json::Value;
 
-/// Where the demo sessions are looked for, in order.
+/// A folder holding `sessions/` to use instead of the embedded demo.
 pub const SOURCE_ENV: &str = "PITREE_DEMO_DIR";
+
+include!(concat!(env!("OUT_DIR"), "/demo_files.rs"));
 
 /// A temporary agent folder holding a copy of the demo sessions.
 pub struct Demo {
@@ -19,20 +22,32 @@ pub struct Demo {
 }
 
 impl Demo {
-    /// Copy the demo sessions from [`source_dir`].
+    /// The demo sessions from `$PITREE_DEMO_DIR`, else the embedded ones.
     pub fn prepare() -> Result<Demo> {
-        Demo::from_source(&source_dir()?)
+        match std::env::var_os(SOURCE_ENV) {
+            Some(dir) => Demo::from_source(Path::new(&dir)),
+            None => Demo::with_sessions(write_embedded),
+        }
     }
 
     /// Copy the demo sessions from `source` (a folder holding `sessions/`).
     pub fn from_source(source: &Path) -> Result<Demo> {
+        let from = source.join("sessions");
+        if !from.is_dir() {
+            bail!("{} holds no sessions/ folder (from {SOURCE_ENV})", source.display());
+        }
+        Demo::with_sessions(|sessions| copy_tree(&from, sessions))
+    }
+
+    /// A fresh temporary agent folder whose `sessions/` is filled by `fill`.
+    fn with_sessions(fill: impl FnOnce(&Path) -> Result<()>) -> Result<Demo> {
         let dir = tempfile::Builder::new()
             .prefix("pitree-demo-")
             .tempdir()
             .wrap_err("cannot create a temporary folder for the demo")?;
         let demo = Demo { dir };
         let sessions = demo.sessions_root();
-        copy_tree(&source.join("sessions"), &sessions)?;
+        fill(&sessions)?;
         relink_parents(&sessions)?;
         fs::create_dir_all(demo.cache_dir()).wrap_err("cannot create the demo's cache folder")?;
         Ok(demo)
@@ -54,27 +69,16 @@ impl Demo {
     }
 }
 
-/// The folder holding the demo's `sessions/`: `$PITREE_DEMO_DIR`, else `share/pitree/demo` next
-/// to the installed binary (`<prefix>/bin/pitree`), else the source tree's `assets/demo`.
-pub fn source_dir() -> Result<PathBuf> {
-    let installed =
-        std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.parent()?.join("share/pitree/demo")));
-    let candidates = std::env::var_os(SOURCE_ENV)
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(installed)
-        .chain([Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo")]);
-    let mut tried = Vec::new();
-    for candidate in candidates {
-        if candidate.join("sessions").is_dir() {
-            return Ok(candidate);
+/// Write the embedded demo sessions under `sessions`.
+fn write_embedded(sessions: &Path) -> Result<()> {
+    for (name, bytes) in DEMO_FILES {
+        let path = sessions.join(name);
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).wrap_err_with(|| format!("cannot create {}", dir.display()))?;
         }
-        tried.push(candidate.display().to_string());
+        fs::write(&path, bytes).wrap_err_with(|| format!("cannot write {}", path.display()))?;
     }
-    bail!(
-        "cannot find the demo sessions (looked in {}); set {SOURCE_ENV} to a folder holding sessions/",
-        tried.join(", ")
-    )
+    Ok(())
 }
 
 /// Copy the folder `from` to `to` (regular files and folders; nothing else is followed).
