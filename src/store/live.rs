@@ -1,7 +1,8 @@
-//! Is a running pi holding this session? On Linux, pitree looks through `/proc`: a process that has
-//! the file open (`/proc/<pid>/fd`), or a pi process whose command line names the file
-//! (`pi --session <file>`). pi opens the file only for each append, so the second check is the one
-//! that usually finds it. Elsewhere nothing is detected.
+//! Is a running pi holding this session? On Linux, pitree looks through `/proc` for pi processes
+//! (a command line naming `pi` or the `pi-coding-agent` package) and takes the session files they
+//! have open (`/proc/<pid>/fd`) or name after `--session`. pi opens the file only for each append,
+//! so the second check is the one that usually finds it. Other readers (another pitree, an
+//! editor, `grep`) do not count. Elsewhere nothing is detected.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -53,8 +54,15 @@ pub fn scan_proc(proc_root: &Path, own_pid: u32) -> LiveSet {
     set
 }
 
-/// The `.jsonl` files a process has open or names after `--session` in its command line.
+/// The `.jsonl` files a pi process has open or names after `--session` in its command line.
 fn held_files(pid_dir: &Path) -> Vec<PathBuf> {
+    let Ok(cmdline) = std::fs::read(pid_dir.join("cmdline")) else {
+        return Vec::new();
+    };
+    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+    if !args.iter().take(3).any(|a| looks_like_pi(a)) {
+        return Vec::new();
+    }
     let mut files: Vec<PathBuf> = std::fs::read_dir(pid_dir.join("fd"))
         .into_iter()
         .flatten()
@@ -62,19 +70,14 @@ fn held_files(pid_dir: &Path) -> Vec<PathBuf> {
         .filter_map(|fd| std::fs::read_link(fd.path()).ok())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
-    if let Some(named) = session_argument(pid_dir) {
+    if let Some(named) = session_argument(pid_dir, &args) {
         files.push(named);
     }
     files
 }
 
 /// `pi … --session <file>`: the file, resolved against the process's cwd.
-fn session_argument(pid_dir: &Path) -> Option<PathBuf> {
-    let cmdline = std::fs::read(pid_dir.join("cmdline")).ok()?;
-    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-    if !args.iter().take(3).any(|a| looks_like_pi(a)) {
-        return None;
-    }
+fn session_argument(pid_dir: &Path, args: &[&[u8]]) -> Option<PathBuf> {
     let value = args.windows(2).find(|w| w[0] == b"--session").map(|w| w[1])?;
     let value = PathBuf::from(String::from_utf8_lossy(value).into_owned());
     let full =
@@ -106,9 +109,14 @@ mod tests {
         )
         .unwrap();
         std::os::unix::fs::symlink(root.path(), p1.join("cwd")).unwrap();
-        let p2 = root.path().join("proc/200/fd");
-        std::fs::create_dir_all(&p2).unwrap();
-        std::os::unix::fs::symlink(other.canonicalize().unwrap(), p2.join("3")).unwrap();
+        let p2 = root.path().join("proc/200");
+        std::fs::create_dir_all(p2.join("fd")).unwrap();
+        std::fs::write(p2.join("cmdline"), b"pi\0").unwrap();
+        std::os::unix::fs::symlink(other.canonicalize().unwrap(), p2.join("fd/3")).unwrap();
+        let reader = root.path().join("proc/300");
+        std::fs::create_dir_all(reader.join("fd")).unwrap();
+        std::fs::write(reader.join("cmdline"), b"grep\0x\0").unwrap();
+        std::os::unix::fs::symlink(session.canonicalize().unwrap(), reader.join("fd/4")).unwrap();
         let set = scan_proc(&root.path().join("proc"), 1);
         assert_eq!(set.holder(&session), Some(100));
         assert_eq!(set.holder(&other), Some(200));
