@@ -5,6 +5,7 @@ mod edit;
 mod inspect;
 mod show;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -84,7 +85,9 @@ pub fn run_command(command: Command, global: &Global) -> Result<i32> {
         Command::Fork(args) => edit::fork(&args, global, out)?,
         Command::Delete(args) => edit::delete(&args, global, out)?,
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "pitree", out);
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "pitree", &mut script);
+            out.write_all(&script)?;
         }
         Command::Man => {
             clap_mangen::Man::new(Cli::command()).render(out).wrap_err("cannot write the man page")?

@@ -71,7 +71,7 @@ impl Input {
     }
 
     /// Stop reading the terminal; returns once the thread is no longer reading, so another program
-    /// can take the terminal — or after [`PAUSE_WAIT`] when the thread is stuck in a read of a
+    /// can take the terminal — or after `PAUSE_WAIT` when the thread is stuck in a read of a
     /// terminal that went away.
     pub fn pause(&self) {
         let (lock, wake) = &*self.control;
