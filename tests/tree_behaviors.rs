@@ -8,7 +8,8 @@ mod tree_support;
 use pitree::session::Session;
 use pitree::session::summary::PREAMBLE;
 use pitree::store::{Action, write_action};
-use pitree::tui::tree::{Report, Screen, TreeOutcome, TreeView};
+use pitree::tui::keymap::{Action as KeyAction, KeyChord, Keybindings, keybindings_path};
+use pitree::tui::tree::{FilterMode, Report, Screen, TreeOptions, TreeOutcome, TreeView};
 use ratatui::crossterm::event::KeyCode;
 use serde_json::json;
 use tree_support::*;
@@ -655,6 +656,217 @@ fn search_tokens_and_across_label_and_text_and_highlight() {
     let at = line.find("reply").unwrap();
     let col = line[..at].chars().count() as u16;
     assert_eq!(buffer[(col, row)].bg, theme.highlight.bg.unwrap(), "hits are highlighted");
+}
+
+// ----- keys from the keymap (keybindings.json) ---------------------------------------------------
+
+/// Every key the help overlay lists for the tree view (the keymap's defaults) does the action it
+/// is listed for, and none of them types into the search.
+#[test]
+fn every_key_the_help_lists_for_the_tree_does_its_action() {
+    let (_d, path) = fold_tree().write();
+    let keys = Keybindings::defaults();
+    let help = pitree::tui::help::Help::new(&keys).text();
+    let bindings = keys.tree.bindings();
+    assert_eq!(bindings.len(), 31, "{bindings:#?}");
+    for binding in bindings {
+        assert!(!binding.keys.is_empty(), "{:?} has a default key", binding.action);
+        let listed =
+            format!("{}  {}  ({})", binding.keys.join(", "), binding.description, binding.ids.join(", "));
+        assert!(help.contains(&listed), "the help lists {listed:?}");
+        for text in &binding.keys {
+            let event = KeyChord::parse(text).unwrap().to_event();
+            let mut v = open(&path);
+            select(&mut v, "asst-2");
+            match binding.action {
+                KeyAction::FilterDefault => drop(press(&mut v, ctrl('a'))),
+                KeyAction::SearchNext | KeyAction::SearchPrev => drop(v.handle_paste("reply")),
+                _ => {}
+            }
+            let (query, rows, selected) = (v.query().to_string(), row_ids(&v), selected_id(&v));
+            let detail_shown = render(&v, 120, 32).contains(" Detail ");
+            let out = press(&mut v, event);
+            let what = format!("{text} ({:?})", binding.action);
+            assert_eq!(v.query(), query, "{what} does not type");
+            let moved = selected_id(&v) != selected || row_ids(&v) != rows;
+            match binding.action {
+                KeyAction::Up
+                | KeyAction::Down
+                | KeyAction::PageUp
+                | KeyAction::PageDown
+                | KeyAction::First
+                | KeyAction::Last
+                | KeyAction::FoldOrUp
+                | KeyAction::UnfoldOrDown => assert!(moved, "{what} moves"),
+                KeyAction::SearchNext | KeyAction::SearchPrev => {
+                    assert_eq!(out, TreeOutcome::Redraw, "{what} goes to a hit")
+                }
+                KeyAction::Confirm => assert_eq!(v.screen(), Screen::MoveDialog, "{what}"),
+                KeyAction::Cancel => assert_eq!(out, TreeOutcome::Close, "{what}"),
+                KeyAction::Copy => assert_eq!(out, TreeOutcome::Copy("reply two".into()), "{what}"),
+                KeyAction::FilterDefault => assert_eq!(v.filter(), FilterMode::Default, "{what}"),
+                KeyAction::FilterNoTools => assert_eq!(v.filter(), FilterMode::NoTools, "{what}"),
+                KeyAction::FilterUserOnly => assert_eq!(v.filter(), FilterMode::UserOnly, "{what}"),
+                KeyAction::FilterLabeledOnly => assert_eq!(v.filter(), FilterMode::LabeledOnly, "{what}"),
+                KeyAction::FilterAll => assert_eq!(v.filter(), FilterMode::All, "{what}"),
+                KeyAction::FilterCycle => assert_eq!(v.filter(), FilterMode::Default.next(), "{what}"),
+                KeyAction::FilterCycleBack => assert_eq!(v.filter(), FilterMode::Default.prev(), "{what}"),
+                KeyAction::EditLabel => assert_eq!(v.screen(), Screen::LabelInput, "{what}"),
+                KeyAction::ToggleLabelTime => assert!(v.status_line().contains("[+label time]"), "{what}"),
+                KeyAction::FocusSearch => assert_eq!(v.screen(), Screen::Search, "{what}"),
+                KeyAction::Fork => assert_eq!(v.screen(), Screen::Confirm, "{what}"),
+                KeyAction::Rename => assert_eq!(v.screen(), Screen::RenameInput, "{what}"),
+                KeyAction::ToggleDetail => {
+                    assert!(detail_shown);
+                    assert!(!render(&v, 120, 32).contains(" Detail "), "{what} hides the detail pane");
+                }
+                KeyAction::DetailUp
+                | KeyAction::DetailDown
+                | KeyAction::DetailPageUp
+                | KeyAction::DetailPageDown => {
+                    assert_eq!(out, TreeOutcome::Redraw, "{what}");
+                    assert!(!moved, "{what} scrolls the detail pane only");
+                }
+                KeyAction::Help => assert_eq!(out, TreeOutcome::Ignored, "{what}: the app opens the help"),
+                other => panic!("{other:?} is a picker action"),
+            }
+        }
+    }
+}
+
+/// Keys an earlier keymap listed for the tree view that the tree view never had.
+#[test]
+fn keys_the_tree_does_not_have_do_nothing() {
+    let (_d, path) = fold_tree().write();
+    let mut v = open(&path);
+    for event in
+        [ctrl('k'), ctrl('v'), key(KeyCode::F(2)), alt(KeyCode::PageUp), alt(KeyCode::Char('x')), ctrl('q')]
+    {
+        assert_eq!(press(&mut v, event), TreeOutcome::Ignored, "{event:?}");
+        assert_eq!((v.query(), v.screen()), ("", Screen::List));
+    }
+}
+
+#[test]
+fn keybindings_json_overrides_reach_the_tree_its_hints_and_the_help() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("keybindings.json"),
+        r#"{
+            "app.tree.filter.userOnly": "ctrl+y",
+            "pitree.tree.fork": ["ctrl+e"],
+            "app.tree.editLabel": "ctrl+j",
+            "tui.select.up": "ctrl+k"
+        }"#,
+    )
+    .unwrap();
+    let agent_dir = dir.path().to_path_buf();
+    let file =
+        keybindings_path(|name| (name == "PI_CODING_AGENT_DIR").then(|| agent_dir.clone().into()), None)
+            .unwrap();
+    let (keys, warnings) = Keybindings::load(&file);
+    assert!(warnings.is_empty(), "{warnings:?}");
+
+    let (_d, path) = fold_tree().write();
+    let mut v = open_with(&path, TreeOptions { keys: keys.tree.clone(), ..options() });
+    assert_eq!(press(&mut v, ctrl('u')), TreeOutcome::Ignored, "the default key is replaced");
+    assert_eq!(v.filter(), FilterMode::Default);
+    press(&mut v, ctrl('y'));
+    assert_eq!(v.filter(), FilterMode::UserOnly);
+    press(&mut v, ctrl('y'));
+    assert_eq!(v.filter(), FilterMode::Default, "the override toggles like the default key");
+
+    assert_eq!(press(&mut v, alt(KeyCode::Char('f'))), TreeOutcome::Ignored);
+    assert_eq!(v.screen(), Screen::List);
+    press(&mut v, ctrl('e'));
+    assert_eq!(v.screen(), Screen::Confirm);
+    let target = v.selected().unwrap();
+    assert_eq!(press(&mut v, key(KeyCode::Enter)), TreeOutcome::Fork { target });
+
+    press(&mut v, shift('L'));
+    assert_eq!((v.query(), v.screen()), ("L", Screen::List), "unbound, Shift+L types again");
+    press(&mut v, key(KeyCode::Esc));
+    press(&mut v, ctrl('j'));
+    assert_eq!(v.screen(), Screen::LabelInput);
+    press(&mut v, key(KeyCode::Esc));
+
+    let selected = sel(&v);
+    press(&mut v, key(KeyCode::Up));
+    assert_eq!(sel(&v), selected, "↑ is no longer bound");
+    press(&mut v, ctrl('k'));
+    assert_ne!(sel(&v), selected);
+    v.wheel(true);
+    assert_eq!(sel(&v), selected, "the wheel moves whatever keys ↑/↓ have");
+
+    let screen = render(&v, 240, 20);
+    let hints = screen.lines().rev().find(|l| !l.is_empty()).unwrap();
+    assert!(hints.starts_with(" ^k/↓ move · ←/→ page"), "{hints}");
+    assert!(hints.contains("^j label"), "{hints}");
+    assert!(hints.contains("^e fork"), "{hints}");
+    assert!(hints.contains("^d/^t/^y/^l/^a filter (^o cycle)"), "{hints}");
+    assert!(!hints.contains("alt+f") && !hints.contains("shift+l"), "{hints}");
+
+    let help = pitree::tui::help::Help::new(&keys).text();
+    assert!(help.iter().any(|l| l.starts_with("ctrl+y  ") && l.ends_with("(app.tree.filter.userOnly)")));
+    assert!(help.iter().any(|l| l.starts_with("ctrl+e  ") && l.ends_with("(pitree.tree.fork)")));
+}
+
+/// The app hands its `Keybindings::tree` to the tree view it opens: an override reaches the keys,
+/// the F1 check and the mouse wheel.
+#[test]
+fn the_app_passes_the_users_tree_keys_to_the_view() {
+    use pitree::tui::app::{self, App, AppOptions, Event, Screen as AppScreen};
+    use ratatui::crossterm::event::{MouseEvent, MouseEventKind};
+
+    let (keys, warnings) = Keybindings::from_json(
+        r#"{"pitree.tree.fork": "ctrl+e", "pitree.help": "f3", "tui.select.down": "ctrl+j"}"#,
+    );
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let (_d, path) = fold_tree().write();
+    let options = AppOptions {
+        picker: pitree::tui::picker::state::PickerOptions { all: false, home: Some("/home/dev".into()) },
+        open: Some(path.clone()),
+        ..AppOptions::default()
+    };
+    let (mut app, _) =
+        App::new(options, pitree::tui::theme::Theme::no_color(), std::sync::Arc::new(keys), NOW_MS);
+    app::update(
+        &mut app,
+        Event::TreeOpened { path: path.clone(), result: Ok(Session::open(&path).unwrap()) },
+    );
+    assert!(matches!(app.screen, AppScreen::Tree(_)));
+
+    app::update(&mut app, Event::Key(key(KeyCode::F(1))));
+    assert!(app.help.is_none(), "F1 is no longer the help key");
+    app::update(&mut app, Event::Key(key(KeyCode::F(3))));
+    assert!(app.help.is_some());
+    app::update(&mut app, Event::Key(key(KeyCode::Esc)));
+    assert!(app.help.is_none());
+
+    let first = app.tree().unwrap().selected();
+    app::update(&mut app, Event::Key(key(KeyCode::Home)));
+    let top = app.tree().unwrap().selected();
+    assert_ne!(first, top);
+    app::update(&mut app, Event::Key(key(KeyCode::Down)));
+    assert_eq!(app.tree().unwrap().selected(), top, "↓ is no longer bound");
+    app::update(&mut app, Event::Key(ctrl('j')));
+    let second = app.tree().unwrap().selected();
+    assert_ne!(second, top);
+    let wheel = |kind| {
+        Event::Mouse(MouseEvent {
+            kind,
+            column: 5,
+            row: 5,
+            modifiers: ratatui::crossterm::event::KeyModifiers::NONE,
+        })
+    };
+    app::update(&mut app, wheel(MouseEventKind::ScrollUp));
+    assert_eq!(app.tree().unwrap().selected(), top, "the wheel moves whatever ↑/↓ are bound to");
+
+    app::update(&mut app, Event::Key(alt(KeyCode::Char('f'))));
+    assert_eq!(app.tree().unwrap().screen(), Screen::List);
+    app::update(&mut app, Event::Key(ctrl('e')));
+    assert_eq!(app.tree().unwrap().screen(), Screen::Confirm, "the configured fork key");
 }
 
 // ----- the leaf row, reloads, deep nesting --------------------------------------------------------

@@ -344,7 +344,7 @@ fn key_event(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         return Vec::new();
     }
     match &mut app.screen {
-        Screen::Tree(_) if app.keys.tree.action_for(&key) == Some(Key::Help) => {
+        Screen::Tree(view) if view.keys().action_for(&key) == Some(Key::Help) => {
             app.help = Some(Help::new(&app.keys));
             Vec::new()
         }
@@ -411,6 +411,7 @@ fn tree_opened(app: &mut App, path: PathBuf, result: Result<Session, String>) ->
                 home: app.picker.home.as_ref().map(|h| h.to_string_lossy().into_owned()),
                 live_pid: app.picker.live.get(&path).copied(),
                 summarizer: app.options.summarizer.clone(),
+                keys: app.keys.tree.clone(),
                 ..TreeOptions::default()
             };
             let mut view = TreeView::open(session, options);
@@ -490,12 +491,11 @@ fn mouse_event(app: &mut App, mouse: MouseEvent) -> Vec<Effect> {
         return Vec::new();
     }
     if let Screen::Tree(view) = &mut app.screen {
-        let code = match mouse.kind {
-            MouseEventKind::ScrollUp => KeyCode::Up,
-            MouseEventKind::ScrollDown => KeyCode::Down,
+        let outcome = match mouse.kind {
+            MouseEventKind::ScrollUp => view.wheel(false),
+            MouseEventKind::ScrollDown => view.wheel(true),
             _ => return Vec::new(),
         };
-        let outcome = view.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
         return tree_outcome(app, outcome);
     }
     let area = Rect::new(0, 0, app.size.0, app.size.1);

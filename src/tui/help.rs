@@ -1,7 +1,8 @@
-//! The help overlay (F1 anywhere, or `?` on an empty search): every key as currently bound —
-//! pi's defaults, overridden by `keybindings.json` — with its keybinding ids, for the picker and
-//! the tree view, plus the search input's fixed editing keys. ↑/↓ PgUp/PgDn scroll it; any other
-//! key closes it.
+//! The help overlay (F1 anywhere, or `?` on an empty search in the picker): every key as currently
+//! bound — pi's defaults, overridden by `keybindings.json` — with its keybinding ids, for the
+//! picker and the tree view, from the same keymaps the screens read their keys from, plus the
+//! fixed keys of the picker's search input and of the tree view's search, inputs and dialogs.
+//! ↑/↓ PgUp/PgDn scroll it; any other key closes it.
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
@@ -26,6 +27,19 @@ const INPUT_KEYS: [(&str, &str); 9] = [
     ("ctrl+z", "suspend pitree (fg brings it back)"),
 ];
 
+/// The tree view's keys that are not actions (see `tui::tree`; not rebindable).
+const TREE_FIXED_KEYS: [(&str, &str); 9] = [
+    ("other keys that type", "type into the search (in the search field, every key types)"),
+    ("backspace", "delete the search's last character"),
+    ("enter / escape, ctrl+c", "label and session name: save / cancel"),
+    ("left, right, home, end, ctrl+a, ctrl+e", "label, name and editors: move the cursor"),
+    ("backspace, delete, ctrl+w, ctrl+u, ctrl+k", "label, name and editors: delete"),
+    ("up, down, j, k, tab, 1-9 / enter / escape", "move dialog: choose / confirm / cancel"),
+    ("ctrl+s / escape", "branch summary: save and move the leaf / back to the move dialog"),
+    ("enter / alt+enter, ctrl+j / escape", "message to re-send: resume pi / new line / don't send"),
+    ("y, enter / n, escape, ctrl+c", "questions: yes / no (escape also stops the summarizer)"),
+];
+
 /// One line of the overlay.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Item {
@@ -46,13 +60,11 @@ impl Help {
         let mut items = vec![Item::Heading("Sessions (the picker)")];
         items.extend(keys.picker.bindings().iter().map(binding_item));
         items.push(Item::Heading("Typing searches; the search input"));
-        items.extend(INPUT_KEYS.iter().map(|(keys, text)| Item::Key {
-            keys: keys.to_string(),
-            text: text.to_string(),
-            ids: String::new(),
-        }));
+        items.extend(INPUT_KEYS.iter().map(|(keys, text)| fixed_item(keys, text)));
         items.push(Item::Heading("Tree view"));
         items.extend(keys.tree.bindings().iter().map(binding_item));
+        items.push(Item::Heading("Tree view: typing, inputs and dialogs"));
+        items.extend(TREE_FIXED_KEYS.iter().map(|(keys, text)| fixed_item(keys, text)));
         Help { items, scroll: 0 }
     }
 
@@ -124,6 +136,10 @@ impl Help {
             .collect();
         frame.render_widget(Paragraph::new(lines), inner);
     }
+}
+
+fn fixed_item(keys: &str, text: &str) -> Item {
+    Item::Key { keys: keys.to_string(), text: text.to_string(), ids: String::new() }
 }
 
 fn binding_item(binding: &Binding) -> Item {

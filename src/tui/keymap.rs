@@ -9,24 +9,48 @@
 //! same file. Ids pi defines that pitree has no use for (`tui.*`, `app.*`) are skipped; unknown
 //! ids, bad values and unparseable keys are skipped with a warning.
 //!
+//! Each screen takes its keys from here and nowhere else: the picker through
+//! `tui::picker::keys`, the tree view (`tui::tree`) through [`Keymap::action_for`] on
+//! `Keybindings::tree`, and the help overlay and both screens' hint lines through
+//! [`Keymap::bindings`], [`Keymap::keys_for`] and [`Keymap::hint_key`].
+//!
 //! Printable keys type into the search, so a configured key without Ctrl or Alt that produces a
-//! character is refused, except for the tree's label keys (pi's Shift+L and Shift+T). `?` opens
-//! the help when the query is empty: the screens check that with [`opens_help_on_empty_query`].
+//! character is refused, except for the tree's label keys (pi's Shift+L and Shift+T) and its
+//! search-field key (`/`). `?` opens the help when the query is empty: the picker checks that
+//! with [`opens_help_on_empty_query`].
 //!
 //! Keys pitree chooses for its own actions (pi has none for them):
 //! - `pitree.session.resume` Alt+Enter: resume the selected session in pi at once.
 //! - `pitree.session.undoDelete` Ctrl+G or Alt+U: restore the last session moved to the trash.
 //!   Ctrl+Z suspends and Ctrl+U belongs to the search input; Ctrl+G reaches every terminal,
 //!   Alt+U is the mnemonic one where Option works as Meta.
-//! - `pitree.select.first` / `pitree.select.last` Home / End: first and last row (the search
+//! - `pitree.select.first` / `pitree.select.last` Home / End: first and last session (the search
 //!   input keeps Ctrl+A / Ctrl+E for its cursor).
-//! - `pitree.help` F1.
-//! - `pitree.view.toggleDetail` F2 or Ctrl+V: show or hide the preview / detail pane.
+//! - `pitree.help` F1, on both screens (one id: the overlay is the same everywhere).
+//! - `pitree.view.toggleDetail` F2 or Ctrl+V: show or hide the picker's preview (Tab is pi's
+//!   `tui.input.tab`, the scope, there).
 //! - `pitree.view.detailUp` / `detailDown` Shift+↑ / Shift+↓ and `detailPageUp` /
-//!   `detailPageDown` Alt+PgUp / Alt+PgDn: scroll that pane.
-//! - `pitree.tree.fork` Ctrl+K: fork the path to the selected entry into a new session. Ctrl+F
-//!   and Ctrl+B page in pi's tree, and Alt+F is what macOS terminals send for Option+→.
-//! - `pitree.tree.searchNext` / `searchPrev` Ctrl+N / Ctrl+P: next and previous search match.
+//!   `detailPageDown` Alt+PgUp / Alt+PgDn: scroll the preview.
+//!
+//! The tree view's own actions have `pitree.tree.*` ids; their defaults are the keys the tree view
+//! has always had. Where this table once said otherwise (fork Ctrl+K, the detail pane F2 / Ctrl+V,
+//! its paging Alt+PgUp / Alt+PgDn, all under the picker's ids) the tree's keys were kept:
+//! - `pitree.tree.first` / `pitree.tree.last` Home / End: first and last row.
+//! - `pitree.tree.search` `/`: a modal search field in which every key types (Shift+L and Shift+T
+//!   included) until Enter. Printable, so it is allowed to stay printable when configured.
+//! - `pitree.tree.nextHit` / `prevHit` Ctrl+N / Ctrl+P: next and previous search hit.
+//! - `pitree.tree.fork` Alt+F: fork the path to the selected entry into a new session. Ctrl+F
+//!   and Ctrl+B page in pi's tree. Where Option works as Meta, macOS terminals send Alt+F for
+//!   Option+→ too; the fork asks before it does anything, and `keybindings.json` can move it.
+//! - `pitree.tree.rename` Ctrl+R: rename the session (as `app.session.rename` in the picker).
+//! - `pitree.tree.toggleDetail` Tab: show or hide the detail pane (Tab has no other use there).
+//! - `pitree.tree.detailUp` / `detailDown` Shift+↑ / Shift+↓ and `detailPageUp` /
+//!   `detailPageDown` Shift+PgUp / Shift+PgDn: scroll the detail pane. Many terminals keep
+//!   Shift+PgUp/PgDn for their own scrollback; `keybindings.json` can add e.g. `alt+pageUp`.
+//!
+//! The tree view's other keys are fixed, not actions: Backspace deletes the search's last
+//! character, and the inputs and dialogs it opens (label, name, move dialog, summary and message
+//! editors, questions) have their own keys, listed by the help overlay.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -77,6 +101,7 @@ pub enum Action {
     ToggleLabelTime,
     Copy,
     Fork,
+    FocusSearch,
     SearchNext,
     SearchPrev,
 }
@@ -184,33 +209,36 @@ const TREE: &[SlotDef] = &[
     slot("tui.editor.cursorLeft", Action::PageUp, &["left", "ctrl+b"], "Page up"),
     slot("tui.select.pageDown", Action::PageDown, &["pageDown"], "Page down"),
     slot("tui.editor.cursorRight", Action::PageDown, &["right", "ctrl+f"], "Page down"),
-    slot("pitree.select.first", Action::First, &["home"], "First entry"),
-    slot("pitree.select.last", Action::Last, &["end"], "Last entry"),
-    slot("tui.select.confirm", Action::Confirm, &["enter"], "Move the leaf here, or resume at the leaf"),
+    slot("pitree.tree.first", Action::First, &["home"], "First row"),
+    slot("pitree.tree.last", Action::Last, &["end"], "Last row"),
+    slot("tui.select.confirm", Action::Confirm, &["enter"], "Move the leaf here, or resume at the leaf; leave the search field"),
     slot("tui.select.cancel", Action::Cancel, &["escape", "ctrl+c"], "Clear the search, or back to the sessions"),
     slot("app.message.copy", Action::Copy, &["ctrl+x"], "Copy the entry's text"),
     slot("app.tree.filter.default", Action::FilterDefault, &["ctrl+d"], "Filter: default"),
-    slot("app.tree.filter.noTools", Action::FilterNoTools, &["ctrl+t"], "Filter: no tool results"),
-    slot("app.tree.filter.userOnly", Action::FilterUserOnly, &["ctrl+u"], "Filter: user messages only"),
-    slot("app.tree.filter.labeledOnly", Action::FilterLabeledOnly, &["ctrl+l"], "Filter: labeled entries only"),
-    slot("app.tree.filter.all", Action::FilterAll, &["ctrl+a"], "Filter: everything"),
+    slot("app.tree.filter.noTools", Action::FilterNoTools, &["ctrl+t"], "Filter: no tool results (pressed again: default)"),
+    slot("app.tree.filter.userOnly", Action::FilterUserOnly, &["ctrl+u"], "Filter: user messages only (pressed again: default)"),
+    slot("app.tree.filter.labeledOnly", Action::FilterLabeledOnly, &["ctrl+l"], "Filter: labeled entries only (pressed again: default)"),
+    slot("app.tree.filter.all", Action::FilterAll, &["ctrl+a"], "Filter: everything (pressed again: default)"),
     slot("app.tree.filter.cycleForward", Action::FilterCycle, &["ctrl+o"], "Next filter"),
     slot("app.tree.filter.cycleBackward", Action::FilterCycleBack, &["shift+ctrl+o"], "Previous filter"),
     slot("app.tree.editLabel", Action::EditLabel, &["shift+l"], "Edit the label"),
     slot("app.tree.toggleLabelTimestamp", Action::ToggleLabelTime, &["shift+t"], "Show or hide label times"),
-    slot("pitree.tree.fork", Action::Fork, &["ctrl+k"], "Fork the path to here into a new session"),
-    slot("pitree.tree.searchNext", Action::SearchNext, &["ctrl+n"], "Next search match"),
-    slot("pitree.tree.searchPrev", Action::SearchPrev, &["ctrl+p"], "Previous search match"),
+    slot("pitree.tree.search", Action::FocusSearch, &["/"], "Search field: every key types, enter leaves it"),
+    slot("pitree.tree.nextHit", Action::SearchNext, &["ctrl+n"], "Next search hit (detail pane, then rows)"),
+    slot("pitree.tree.prevHit", Action::SearchPrev, &["ctrl+p"], "Previous search hit"),
+    slot("pitree.tree.fork", Action::Fork, &["alt+f"], "Fork the path to here into a new session"),
+    slot("pitree.tree.rename", Action::Rename, &["ctrl+r"], "Rename the session"),
     slot("pitree.help", Action::Help, &["f1"], "Show all keys"),
-    slot("pitree.view.toggleDetail", Action::ToggleDetail, &["f2", "ctrl+v"], "Show or hide the detail pane"),
-    slot("pitree.view.detailUp", Action::DetailUp, &["shift+up"], "Scroll the detail pane up"),
-    slot("pitree.view.detailDown", Action::DetailDown, &["shift+down"], "Scroll the detail pane down"),
-    slot("pitree.view.detailPageUp", Action::DetailPageUp, &["alt+pageUp"], "Page the detail pane up"),
-    slot("pitree.view.detailPageDown", Action::DetailPageDown, &["alt+pageDown"], "Page the detail pane down"),
+    slot("pitree.tree.toggleDetail", Action::ToggleDetail, &["tab"], "Show or hide the detail pane"),
+    slot("pitree.tree.detailUp", Action::DetailUp, &["shift+up"], "Scroll the detail pane up"),
+    slot("pitree.tree.detailDown", Action::DetailDown, &["shift+down"], "Scroll the detail pane down"),
+    slot("pitree.tree.detailPageUp", Action::DetailPageUp, &["shift+pageUp"], "Page the detail pane up"),
+    slot("pitree.tree.detailPageDown", Action::DetailPageDown, &["shift+pageDown"], "Page the detail pane down"),
 ];
 
-/// Ids whose keys may be printable in the tree view (pi's Shift+L and Shift+T).
-const PRINTABLE_OK_IN_TREE: &[&str] = &["app.tree.editLabel", "app.tree.toggleLabelTimestamp"];
+/// Ids whose keys may be printable in the tree view (pi's Shift+L and Shift+T, pitree's `/`).
+const PRINTABLE_OK_IN_TREE: &[&str] =
+    &["app.tree.editLabel", "app.tree.toggleLabelTimestamp", "pitree.tree.search"];
 
 /// pi's legacy flat names and the ids they became (pi's `KEYBINDING_NAME_MIGRATIONS`).
 const LEGACY_NAMES: &[(&str, &str)] = &[
@@ -514,6 +542,17 @@ impl Keymap {
         keys
     }
 
+    /// The key a hint shows for the keybinding id `id` (pi's hints name ids): its first key, or
+    /// when the user unbound it, the first key of its action under another id. `None` when the
+    /// action has no key or `id` is not on this screen.
+    pub fn hint_key(&self, id: &str) -> Option<String> {
+        let slot = self.slots.iter().find(|s| s.def.id == id)?;
+        match slot.keys.first() {
+            Some(chord) => Some(chord.to_string()),
+            None => self.keys_for(slot.def.action).into_iter().next(),
+        }
+    }
+
     /// Every action of this screen with its ids, keys and description, in the order pi checks
     /// them.
     pub fn bindings(&self) -> Vec<Binding> {
@@ -612,6 +651,18 @@ impl KeyChord {
             _ => return None,
         };
         Some(KeyChord { code, mods })
+    }
+
+    /// A key event a terminal sends for this chord (a Shift+letter as the capital letter), for
+    /// tests and synthetic input: [`Keymap::action_for`] gives it this chord's action.
+    pub fn to_event(self) -> KeyEvent {
+        let code = match self.code {
+            KeyCode::Char(c) if self.mods.contains(KeyModifiers::SHIFT) => {
+                KeyCode::Char(c.to_ascii_uppercase())
+            }
+            code => code,
+        };
+        KeyEvent::new(code, self.mods)
     }
 
     /// What a legacy terminal meant: it sends Ctrl+\ ] ^ - as bytes 0x1C–0x1F, which crossterm
@@ -824,11 +875,47 @@ mod tests {
         assert_eq!(t.action_for(&plain(KeyCode::PageUp)), Some(Action::PageUp));
         assert_eq!(t.action_for(&ctrl('f')), Some(Action::PageDown));
         assert_eq!(t.action_for(&ctrl('x')), Some(Action::Copy));
-        assert_eq!(t.action_for(&ctrl('k')), Some(Action::Fork));
+        assert_eq!(t.action_for(&key(KeyCode::Char('f'), KeyModifiers::ALT)), Some(Action::Fork));
+        assert_eq!(t.action_for(&ctrl('k')), None);
         assert_eq!(t.action_for(&ctrl('n')), Some(Action::SearchNext));
         assert_eq!(t.action_for(&ctrl('p')), Some(Action::SearchPrev));
+        assert_eq!(t.action_for(&ctrl('r')), Some(Action::Rename));
+        assert_eq!(t.action_for(&plain(KeyCode::Char('/'))), Some(Action::FocusSearch));
+        assert_eq!(t.action_for(&plain(KeyCode::Tab)), Some(Action::ToggleDetail));
+        assert_eq!(t.action_for(&plain(KeyCode::F(2))), None, "F2 is the picker's");
+        assert_eq!(t.action_for(&plain(KeyCode::Home)), Some(Action::First));
+        assert_eq!(t.action_for(&plain(KeyCode::End)), Some(Action::Last));
+        assert_eq!(t.action_for(&key(KeyCode::Up, KeyModifiers::SHIFT)), Some(Action::DetailUp));
+        assert_eq!(t.action_for(&key(KeyCode::PageDown, KeyModifiers::SHIFT)), Some(Action::DetailPageDown));
+        assert_eq!(t.action_for(&plain(KeyCode::F(1))), Some(Action::Help));
         assert_eq!(t.action_for(&plain(KeyCode::Char('l'))), None, "lowercase types");
         assert_eq!(t.action_for(&plain(KeyCode::Char('x'))), None);
+        assert_eq!(t.action_for(&plain(KeyCode::Char('?'))), None);
+    }
+
+    #[test]
+    fn every_listed_key_maps_back_to_its_action() {
+        let kb = Keybindings::defaults();
+        for keymap in [&kb.picker, &kb.tree] {
+            for binding in keymap.bindings() {
+                for key in &binding.keys {
+                    let event = KeyChord::parse(key).unwrap().to_event();
+                    assert_eq!(keymap.action_for(&event), Some(binding.action), "{key}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hint_keys_name_an_id_and_fall_back_to_its_action() {
+        let kb = Keybindings::defaults();
+        assert_eq!(kb.tree.hint_key("tui.editor.cursorLeft").as_deref(), Some("left"));
+        assert_eq!(kb.tree.hint_key("tui.select.pageUp").as_deref(), Some("pageUp"));
+        assert_eq!(kb.tree.hint_key("pitree.tree.fork").as_deref(), Some("alt+f"));
+        assert_eq!(kb.tree.hint_key("app.session.toggleSort"), None, "not a tree id");
+        let (kb, _) = loaded(r#"{"tui.editor.cursorLeft": [], "pitree.tree.fork": []}"#);
+        assert_eq!(kb.tree.hint_key("tui.editor.cursorLeft").as_deref(), Some("pageUp"));
+        assert_eq!(kb.tree.hint_key("pitree.tree.fork"), None);
     }
 
     #[test]
@@ -969,17 +1056,19 @@ mod tests {
     }
 
     #[test]
-    fn printable_keys_cannot_be_bound_except_the_tree_label_keys() {
+    fn printable_keys_cannot_be_bound_except_the_tree_label_and_search_keys() {
         let (kb, warnings) = loaded(
             r#"{
                 "tui.select.down": ["j", "down"],
                 "app.session.rename": "shift+r",
                 "pitree.help": "?",
+                "pitree.tree.fork": ["f", "alt+f"],
                 "app.tree.editLabel": "shift+e",
-                "app.tree.toggleLabelTimestamp": ["T", "alt+t"]
+                "app.tree.toggleLabelTimestamp": ["T", "alt+t"],
+                "pitree.tree.search": ["ctrl+s", "\\"]
             }"#,
         );
-        assert_eq!(warnings.len(), 3, "{warnings:#?}");
+        assert_eq!(warnings.len(), 4, "{warnings:#?}");
         assert!(warnings.iter().all(|w| w.contains("types into the search")));
         assert_eq!(kb.picker.action_for(&plain(KeyCode::Char('j'))), None);
         assert_eq!(kb.tree.action_for(&plain(KeyCode::Char('j'))), None);
@@ -995,6 +1084,10 @@ mod tests {
             kb.tree.action_for(&key(KeyCode::Char('t'), KeyModifiers::ALT)),
             Some(Action::ToggleLabelTime)
         );
+        assert_eq!(kb.tree.action_for(&plain(KeyCode::Char('f'))), None);
+        assert_eq!(kb.tree.keys_for(Action::Fork), ["alt+f"]);
+        assert_eq!(kb.tree.keys_for(Action::FocusSearch), ["ctrl+s", "\\"]);
+        assert_eq!(kb.tree.action_for(&plain(KeyCode::Char('/'))), None, "the default is replaced");
     }
 
     #[test]
@@ -1007,7 +1100,7 @@ mod tests {
             warnings[0]
                 .contains("ctrl+p is bound to both app.session.togglePath and tui.select.up in the picker")
         );
-        assert!(warnings[1].contains("tui.select.up and pitree.tree.searchPrev in the tree view"));
+        assert!(warnings[1].contains("tui.select.up and pitree.tree.prevHit in the tree view"));
     }
 
     #[test]

@@ -79,13 +79,20 @@ fn draw_title(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
 
 fn draw_search(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
     let focused = state.mode == Mode::Search;
-    let label = if focused { "  Search (every key types, enter done): " } else { "  Type to search: " };
+    let label = if focused {
+        match state.options.keys.hint_key("tui.select.confirm") {
+            Some(done) => format!("  Search (every key types, {} done): ", short_key(&done)),
+            None => "  Search (every key types): ".to_string(),
+        }
+    } else {
+        "  Type to search: ".to_string()
+    };
     let query = sanitize(&state.query);
+    let x = area.x + (width(&label) + width(&query)) as u16;
     let line =
         Line::from(vec![Span::styled(label, theme.muted), Span::styled(query.to_string(), theme.accent)]);
     frame.render_widget(Paragraph::new(line), area);
     if focused {
-        let x = area.x + (width(label) + width(&query)) as u16;
         frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
     }
 }
@@ -313,18 +320,93 @@ fn wrap<'a>(pieces: Vec<(String, Style)>, cols: usize) -> Vec<Line<'a>> {
     lines
 }
 
+/// The hint line, built from the view's keymap: each hint names keybinding ids, as pi's do, and
+/// shows the first key of each (compactly: `^x`, `←`, `esc`); a hint whose actions have no key is
+/// left out.
 fn hint_text(state: &State) -> String {
-    let text = match &state.mode {
-        Mode::Search => {
-            "type to search · enter done · esc clear · ↑/↓ move · ctrl+n/ctrl+p next/previous hit"
-        }
+    let keys = &state.options.keys;
+    let hint = |ids: &[&str], text: &str| -> Option<String> {
+        let shown: Vec<String> =
+            ids.iter().filter_map(|id| keys.hint_key(id)).map(|k| short_key(&k)).collect();
+        (!shown.is_empty()).then(|| format!("{} {text}", shown.join("/")))
+    };
+    let hints: Vec<Option<String>> = match &state.mode {
+        Mode::Search => vec![
+            Some("type to search".to_string()),
+            hint(&["tui.select.confirm"], "done"),
+            hint(&["tui.select.cancel"], "clear"),
+            hint(&["tui.select.up", "tui.select.down"], "move"),
+            hint(&["pitree.tree.nextHit", "pitree.tree.prevHit"], "next/previous hit"),
+        ],
         _ => {
-            "↑/↓ move · ←/→ page · ^←/^→ fold/branch · enter select · shift+l label · shift+t label time · \
-             ^x copy · alt+f fork · ^r rename · / search · ^n/^p hits · ^d/^t/^u/^l/^a filter (^o cycle) · \
-             tab detail · esc back"
+            let filters = hint(
+                &[
+                    "app.tree.filter.default",
+                    "app.tree.filter.noTools",
+                    "app.tree.filter.userOnly",
+                    "app.tree.filter.labeledOnly",
+                    "app.tree.filter.all",
+                ],
+                "filter",
+            );
+            let cycle = hint(&["app.tree.filter.cycleForward"], "cycle");
+            let filters = match (filters, cycle) {
+                (Some(filters), Some(cycle)) => Some(format!("{filters} ({cycle})")),
+                (filters, cycle) => filters.or(cycle),
+            };
+            vec![
+                hint(&["tui.select.up", "tui.select.down"], "move"),
+                hint(&["tui.editor.cursorLeft", "tui.editor.cursorRight"], "page"),
+                hint(&["app.tree.foldOrUp", "app.tree.unfoldOrDown"], "fold/branch"),
+                hint(&["tui.select.confirm"], "select"),
+                hint(&["app.tree.editLabel"], "label"),
+                hint(&["app.tree.toggleLabelTimestamp"], "label time"),
+                hint(&["app.message.copy"], "copy"),
+                hint(&["pitree.tree.fork"], "fork"),
+                hint(&["pitree.tree.rename"], "rename"),
+                hint(&["pitree.tree.search"], "search"),
+                hint(&["pitree.tree.nextHit", "pitree.tree.prevHit"], "hits"),
+                filters,
+                hint(&["pitree.tree.toggleDetail"], "detail"),
+                hint(&["tui.select.cancel"], "back"),
+            ]
         }
     };
-    format!(" {text}")
+    let hints: Vec<String> = hints.into_iter().flatten().collect();
+    format!(" {}", hints.join(" · "))
+}
+
+/// A key as the hint line spells it: `ctrl+` as `^`, arrows as arrows, `esc`, `pgup`, `pgdn`
+/// (`shift+ctrl+o` → `shift+^o`, `alt+left` → `alt+←`).
+fn short_key(key: &str) -> String {
+    let mut rest = key;
+    let mut mods = String::new();
+    let mut ctrl = false;
+    loop {
+        if let Some(r) = rest.strip_prefix("shift+").filter(|r| !r.is_empty()) {
+            mods.push_str("shift+");
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("alt+").filter(|r| !r.is_empty()) {
+            mods.push_str("alt+");
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("ctrl+").filter(|r| !r.is_empty()) {
+            ctrl = true;
+            rest = r;
+        } else {
+            break;
+        }
+    }
+    let name = match rest {
+        "up" => "↑",
+        "down" => "↓",
+        "left" => "←",
+        "right" => "→",
+        "escape" => "esc",
+        "pageUp" => "pgup",
+        "pageDown" => "pgdn",
+        other => other,
+    };
+    format!("{mods}{}{name}", if ctrl { "^" } else { "" })
 }
 
 /// The open dialog or input over the view.
@@ -434,4 +516,29 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
     Rect::new(area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_key;
+
+    #[test]
+    fn hint_keys_are_short() {
+        for (key, shown) in [
+            ("ctrl+x", "^x"),
+            ("ctrl+left", "^←"),
+            ("alt+right", "alt+→"),
+            ("shift+ctrl+o", "shift+^o"),
+            ("shift+l", "shift+l"),
+            ("escape", "esc"),
+            ("pageUp", "pgup"),
+            ("shift+pageDown", "shift+pgdn"),
+            ("ctrl++", "^+"),
+            ("+", "+"),
+            ("/", "/"),
+            ("enter", "enter"),
+        ] {
+            assert_eq!(short_key(key), shown, "{key}");
+        }
+    }
 }

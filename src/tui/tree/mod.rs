@@ -30,16 +30,13 @@
 //! }
 //! ```
 //!
-//! Keys (pi's defaults; the table with pi's keybinding ids and pitree's `pitree.tree.*` ids is in
-//! `state.rs`):
-//! ↑/↓ move (wrap), ←/→ PgUp/PgDn Ctrl+B/Ctrl+F page, Ctrl+←/→ or Alt+←/→ fold-or-up /
-//! unfold-or-down, Home/End first/last, Enter select, Esc/Ctrl+C clear the search then close,
-//! Ctrl+D/T/U/L/A filters, Ctrl+O / Shift+Ctrl+O cycle, Shift+L label, Shift+T label times,
-//! Ctrl+X copy, printable keys type into the search (`/` opens a modal search field in which every
-//! key, capital L and T included, types; Enter leaves it), Ctrl+N / Ctrl+P next / previous search
-//! hit, Alt+F fork the selected path, Ctrl+R rename the session, Tab show or hide the detail pane,
-//! Shift+↑/↓ and Shift+PgUp/PgDn scroll the detail pane. In the summary editor Ctrl+S saves and
-//! Esc goes back to the move dialog; in the message editor Enter resumes pi and Alt+Enter or
+//! Keys: the view takes them from [`TreeOptions::keys`], the app's `Keybindings::tree` (pi's
+//! defaults and pitree's `pitree.tree.*` ones, with the user's `keybindings.json` applied), and so
+//! do its hint line and the help overlay. The default table, with the keybinding ids, is in
+//! `state.rs`; the reasons for pitree's own keys are in `tui::keymap`. Printable keys type into the
+//! search unless bound (Shift+L, Shift+T and `/` by default); in the `/` search field every
+//! printable key types. The inputs and dialogs keep fixed keys: in the summary editor Ctrl+S saves
+//! and Esc goes back to the move dialog; in the message editor Enter resumes pi and Alt+Enter or
 //! Ctrl+J adds a line; in dialogs y/Enter and n/Esc.
 //!
 //! Drawing: a title line (session name, "open in pi (pid N)", damaged-line count), the search line,
@@ -65,6 +62,7 @@ use ratatui::layout::Rect;
 
 use crate::session::{Ix, Session};
 use crate::store::Action;
+use crate::tui::keymap::{Keybindings, Keymap};
 use crate::tui::theme::Theme;
 
 pub use crate::session::flatten::FilterMode;
@@ -72,7 +70,7 @@ pub use detail::{DetailContent, DetailJob};
 pub use search::{SearchIndex, SearchJob};
 
 /// How the view starts.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct TreeOptions {
     /// "Now" in milliseconds since the epoch, for label times (Shift+T). Passed in so drawing is
     /// deterministic.
@@ -93,6 +91,25 @@ pub struct TreeOptions {
     pub label_times: bool,
     /// The time zone of label times; `None` is the local zone (tests fix one).
     pub time_zone: Option<chrono::FixedOffset>,
+    /// The view's keys: the app passes `Keybindings::tree` (with the user's `keybindings.json`).
+    /// The default is pitree's built-in tree keymap.
+    pub keys: Keymap,
+}
+
+impl Default for TreeOptions {
+    fn default() -> TreeOptions {
+        TreeOptions {
+            now_ms: 0,
+            home: None,
+            filter: FilterMode::default(),
+            live_pid: None,
+            summarizer: None,
+            select: None,
+            label_times: false,
+            time_zone: None,
+            keys: Keybindings::defaults().tree,
+        }
+    }
 }
 
 /// What the app should do after a key press or a report.
@@ -159,9 +176,21 @@ impl TreeView {
         TreeView { state: state::State::new(Arc::new(session), options) }
     }
 
-    /// React to one key press (filter `KeyEventKind::Press` before). Pure.
+    /// React to one key press (filter `KeyEventKind::Press` before), as [`TreeOptions::keys`]
+    /// binds it. Pure.
     pub fn handle_key(&mut self, key: KeyEvent) -> TreeOutcome {
         self.state.handle_key(key)
+    }
+
+    /// The mouse wheel: one row up or down (wrapping, as `tui.select.up` / `down` do, whatever
+    /// keys those have); in a dialog or an editor, what ↑ / ↓ do there. Pure.
+    pub fn wheel(&mut self, down: bool) -> TreeOutcome {
+        self.state.wheel(down)
+    }
+
+    /// The keys the view reacts to.
+    pub fn keys(&self) -> &Keymap {
+        &self.state.options.keys
     }
 
     /// Bracketed paste: appended whole to the search query or the open input. Pure.

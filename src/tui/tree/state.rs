@@ -1,33 +1,41 @@
 //! The tree view's state and its reducer: keys and reports in, [`TreeOutcome`]s out, no I/O.
 //!
-//! Keys, with pi's keybinding ids where pi has the action and `pitree.tree.*` ids for pitree's own:
+//! Keys come from the view's keymap ([`super::TreeOptions::keys`], the app's
+//! `Keybindings::tree`): these are its defaults, each under pi's keybinding id where pi has the
+//! action and a `pitree.tree.*` id otherwise; `keybindings.json` replaces an id's keys.
 //!
 //! | Key | Id | Action |
 //! |---|---|---|
 //! | ↑ / ↓ | `tui.select.up` / `down` | move, wrapping around |
-//! | ← Ctrl+B PgUp / → Ctrl+F PgDn | `tui.select.pageUp` / `pageDown` | page by the list height |
+//! | PgUp / PgDn | `tui.select.pageUp` / `pageDown` | page by the list height |
+//! | ← Ctrl+B / → Ctrl+F | `tui.editor.cursorLeft` / `cursorRight` | page (as pi) |
 //! | Home / End | `pitree.tree.first` / `last` | first / last row |
-//! | Ctrl+← Alt+← / Ctrl+→ Alt+→ | `app.tree.foldOrUp` / `unfoldOrDown` | fold or jump up / unfold or jump down |
-//! | Enter | `tui.select.confirm` | resume on the leaf, else the move dialog |
+//! | Ctrl+← Alt+← / Ctrl+→ Alt+→ | `app.tree.foldOrUp` / `unfoldOrDown` | fold or jump up / unfold or jump down (Alt first on macOS) |
+//! | Enter | `tui.select.confirm` | resume on the leaf, else the move dialog; in the search field, leave it |
 //! | Esc Ctrl+C | `tui.select.cancel` | clear the search, else close |
-//! | Ctrl+D/T/U/L/A | `app.tree.filter.*` | filters (T/U/L/A toggle with default) |
-//! | Ctrl+O / Shift+Ctrl+O | `app.tree.filter.cycleForward` / `Backward` | cycle filters |
-//! | Shift+L / Shift+T | `app.tree.editLabel` / `toggleLabelTimestamp` | label / label times |
 //! | Ctrl+X | `app.message.copy` | copy the entry's text |
+//! | Ctrl+D | `app.tree.filter.default` | default filter |
+//! | Ctrl+T / U / L / A | `app.tree.filter.noTools` / `userOnly` / `labeledOnly` / `all` | that filter, again: default |
+//! | Ctrl+O / Shift+Ctrl+O | `app.tree.filter.cycleForward` / `cycleBackward` | cycle filters |
+//! | Shift+L / Shift+T | `app.tree.editLabel` / `toggleLabelTimestamp` | label / label times |
 //! | / | `pitree.tree.search` | focus the search field: every key types, Enter leaves it |
 //! | Ctrl+N / Ctrl+P | `pitree.tree.nextHit` / `prevHit` | next / previous search hit (detail pane, then rows) |
 //! | Alt+F | `pitree.tree.fork` | fork the path root … selected into a new session |
 //! | Ctrl+R | `pitree.tree.rename` | rename the session |
+//! | F1 | `pitree.help` | the help overlay (opened by the app) |
 //! | Tab | `pitree.tree.toggleDetail` | show or hide the detail pane |
-//! | Shift+↑/↓, Shift+PgUp/PgDn | `pitree.tree.detailUp` / `detailDown` / … | scroll the detail pane |
+//! | Shift+↑ / Shift+↓ | `pitree.tree.detailUp` / `detailDown` | scroll the detail pane a line |
+//! | Shift+PgUp / Shift+PgDn | `pitree.tree.detailPageUp` / `detailPageDown` | scroll the detail pane a page |
 //!
-//! Any other printable key types into the search, as in pi.
+//! Any other printable key types into the search, as in pi, and Backspace deletes from it. The
+//! inputs and dialogs (label, name, move dialog, summary and message editors, questions) keep
+//! fixed keys.
 
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use serde_json::Value;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -42,6 +50,7 @@ use crate::session::summary::{PREAMBLE, abandoned_entries, draft};
 use crate::session::text::ToolCalls;
 use crate::session::{Ix, Kind, Session};
 use crate::store::Action;
+use crate::tui::keymap::Action as KeyAction;
 
 /// The summarizer command when none is configured.
 pub const DEFAULT_SUMMARIZER: &str = "pi -p --no-session";
@@ -263,9 +272,11 @@ impl State {
         self.refilter();
     }
 
-    fn toggle_filter(&mut self, filter: FilterMode) {
+    /// A filter key: that filter, or back to the default one when it is on already.
+    fn toggle_filter(&mut self, filter: FilterMode) -> TreeOutcome {
         let next = if self.filter == filter { FilterMode::Default } else { filter };
         self.set_filter(next);
+        TreeOutcome::Redraw
     }
 
     /// Change the query: re-match (only among the previous matches when the query just grew),
@@ -346,83 +357,132 @@ impl State {
         TreeOutcome::Redraw
     }
 
-    /// Keys of the list (and of the focused search field when `typing`).
+    /// Keys of the list (and of the focused search field when `typing`): the keymap says which
+    /// action a key is. A printable key that is not bound types into the search, and in the search
+    /// field every printable key types; Backspace deletes the last character.
     fn browse_key(&mut self, key: KeyEvent, typing: bool) -> TreeOutcome {
-        let Some(action) = action_for(key, typing) else {
+        if key.kind == KeyEventKind::Release {
             return TreeOutcome::Ignored;
+        }
+        let printable = match key.code {
+            KeyCode::Char(c) if !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) => {
+                Some(c)
+            }
+            _ => None,
         };
-        let redraw = TreeOutcome::Redraw;
-        match action {
-            Act::Up => self.step(-1),
-            Act::Down => self.step(1),
-            Act::PageUp => self.page(-1),
-            Act::PageDown => self.page(1),
-            Act::First => self.jump(0),
-            Act::Last => self.jump(usize::MAX),
-            Act::FoldOrUp => self.fold_step(true),
-            Act::UnfoldOrDown => self.fold_step(false),
-            Act::Confirm if typing => {
-                self.mode = Mode::Browse;
-                redraw
+        let action = match printable {
+            Some(_) if typing => None,
+            _ => self.options.keys.action_for(&key),
+        };
+        match (action, printable) {
+            (Some(action), _) => self.browse_action(action, typing),
+            (None, Some(c)) => {
+                let query = format!("{}{c}", self.query);
+                self.set_query(query);
+                TreeOutcome::Redraw
             }
-            Act::Confirm => self.confirm(),
-            Act::Cancel => self.cancel(),
-            Act::Filter(mode) => {
-                self.toggle_filter(mode);
-                redraw
-            }
-            Act::FilterDefault => {
-                self.set_filter(FilterMode::Default);
-                redraw
-            }
-            Act::Cycle(forward) => {
-                self.set_filter(if forward { self.filter.next() } else { self.filter.prev() });
-                redraw
-            }
-            Act::EditLabel => self.start_label(),
-            Act::ToggleLabelTime => {
-                self.label_times = !self.label_times;
-                redraw
-            }
-            Act::Copy => self.copy(),
-            Act::Fork => self.start_fork(),
-            Act::Rename => {
-                let name = self.session.graph.name().unwrap_or("");
-                self.mode = Mode::Rename { editor: Editor::new(name, false) };
-                redraw
-            }
-            Act::Hit(forward) => self.next_hit(forward),
-            Act::ToggleDetail => {
-                self.show_detail = !self.show_detail;
-                redraw
-            }
-            Act::DetailScroll(lines) => {
-                self.detail.scroll_by(lines);
-                redraw
-            }
-            Act::DetailPage(forward) => {
-                let page = self.detail_height.get().max(1) as isize;
-                self.detail.scroll_by(if forward { page } else { -page });
-                redraw
-            }
-            Act::FocusSearch => {
-                self.mode = Mode::Search;
-                redraw
-            }
-            Act::Backspace => {
+            (None, None) if key.code == KeyCode::Backspace => {
                 let mut query = self.query.clone();
                 if let Some((at, _)) = query.grapheme_indices(true).next_back() {
                     query.truncate(at);
                     self.set_query(query);
                 }
+                TreeOutcome::Redraw
+            }
+            (None, None) => TreeOutcome::Ignored,
+        }
+    }
+
+    /// What an action does in the list (and in the focused search field when `typing`).
+    fn browse_action(&mut self, action: KeyAction, typing: bool) -> TreeOutcome {
+        let redraw = TreeOutcome::Redraw;
+        match action {
+            KeyAction::Up => self.step(-1),
+            KeyAction::Down => self.step(1),
+            KeyAction::PageUp => self.page(-1),
+            KeyAction::PageDown => self.page(1),
+            KeyAction::First => self.jump(0),
+            KeyAction::Last => self.jump(usize::MAX),
+            KeyAction::FoldOrUp => self.fold_step(true),
+            KeyAction::UnfoldOrDown => self.fold_step(false),
+            KeyAction::Confirm if typing => {
+                self.mode = Mode::Browse;
                 redraw
             }
-            Act::Type(c) => {
-                let query = format!("{}{c}", self.query);
-                self.set_query(query);
+            KeyAction::Confirm => self.confirm(),
+            KeyAction::Cancel => self.cancel(),
+            KeyAction::FilterDefault => {
+                self.set_filter(FilterMode::Default);
                 redraw
+            }
+            KeyAction::FilterNoTools => self.toggle_filter(FilterMode::NoTools),
+            KeyAction::FilterUserOnly => self.toggle_filter(FilterMode::UserOnly),
+            KeyAction::FilterLabeledOnly => self.toggle_filter(FilterMode::LabeledOnly),
+            KeyAction::FilterAll => self.toggle_filter(FilterMode::All),
+            KeyAction::FilterCycle => {
+                self.set_filter(self.filter.next());
+                redraw
+            }
+            KeyAction::FilterCycleBack => {
+                self.set_filter(self.filter.prev());
+                redraw
+            }
+            KeyAction::EditLabel => self.start_label(),
+            KeyAction::ToggleLabelTime => {
+                self.label_times = !self.label_times;
+                redraw
+            }
+            KeyAction::Copy => self.copy(),
+            KeyAction::Fork => self.start_fork(),
+            KeyAction::Rename => {
+                let name = self.session.graph.name().unwrap_or("");
+                self.mode = Mode::Rename { editor: Editor::new(name, false) };
+                redraw
+            }
+            KeyAction::FocusSearch => {
+                self.mode = Mode::Search;
+                redraw
+            }
+            KeyAction::SearchNext => self.next_hit(true),
+            KeyAction::SearchPrev => self.next_hit(false),
+            KeyAction::ToggleDetail => {
+                self.show_detail = !self.show_detail;
+                redraw
+            }
+            KeyAction::DetailUp => self.scroll_detail(-1),
+            KeyAction::DetailDown => self.scroll_detail(1),
+            KeyAction::DetailPageUp => self.scroll_detail(-(self.detail_height.get().max(1) as isize)),
+            KeyAction::DetailPageDown => self.scroll_detail(self.detail_height.get().max(1) as isize),
+            // The app opens the help; the picker's actions are not on this screen.
+            KeyAction::Help
+            | KeyAction::ResumeNow
+            | KeyAction::ToggleScope
+            | KeyAction::ToggleSort
+            | KeyAction::ToggleNamed
+            | KeyAction::TogglePath
+            | KeyAction::Delete
+            | KeyAction::DeleteNoninvasive
+            | KeyAction::UndoDelete => TreeOutcome::Ignored,
+        }
+    }
+
+    /// The mouse wheel: a row in the list, else what ↑ / ↓ do in the open dialog or editor.
+    pub fn wheel(&mut self, down: bool) -> TreeOutcome {
+        match self.mode {
+            Mode::Browse | Mode::Search => {
+                self.status = None;
+                self.step(if down { 1 } else { -1 })
+            }
+            _ => {
+                let code = if down { KeyCode::Down } else { KeyCode::Up };
+                self.handle_key(KeyEvent::new(code, KeyModifiers::NONE))
             }
         }
+    }
+
+    fn scroll_detail(&mut self, lines: isize) -> TreeOutcome {
+        self.detail.scroll_by(lines);
+        TreeOutcome::Redraw
     }
 
     /// ↑/↓: one row, wrapping around.
@@ -1009,89 +1069,4 @@ fn file_tags(read: &[String], modified: &[String]) -> String {
 fn is_cancel(key: KeyEvent) -> bool {
     key.code == KeyCode::Esc
         || (key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL))
-}
-
-/// What a key means in the list.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Act {
-    Up,
-    Down,
-    PageUp,
-    PageDown,
-    First,
-    Last,
-    FoldOrUp,
-    UnfoldOrDown,
-    Confirm,
-    Cancel,
-    /// Toggle this filter with the default one.
-    Filter(FilterMode),
-    FilterDefault,
-    /// Cycle forward (true) or backward.
-    Cycle(bool),
-    EditLabel,
-    ToggleLabelTime,
-    Copy,
-    Fork,
-    Rename,
-    /// Next (true) or previous search hit.
-    Hit(bool),
-    ToggleDetail,
-    DetailScroll(isize),
-    DetailPage(bool),
-    FocusSearch,
-    Backspace,
-    Type(char),
-}
-
-/// The default bindings (see the module table). `typing`: the search field has the focus, so
-/// every printable key types.
-fn action_for(key: KeyEvent, typing: bool) -> Option<Act> {
-    let m = key.modifiers;
-    let ctrl = m.contains(KeyModifiers::CONTROL);
-    let alt = m.contains(KeyModifiers::ALT);
-    let shift = m.contains(KeyModifiers::SHIFT);
-    let act = match key.code {
-        KeyCode::Up if shift => Act::DetailScroll(-1),
-        KeyCode::Down if shift => Act::DetailScroll(1),
-        KeyCode::PageUp if shift => Act::DetailPage(false),
-        KeyCode::PageDown if shift => Act::DetailPage(true),
-        KeyCode::Up => Act::Up,
-        KeyCode::Down => Act::Down,
-        KeyCode::Left if ctrl || alt => Act::FoldOrUp,
-        KeyCode::Right if ctrl || alt => Act::UnfoldOrDown,
-        KeyCode::Left | KeyCode::PageUp => Act::PageUp,
-        KeyCode::Right | KeyCode::PageDown => Act::PageDown,
-        KeyCode::Home => Act::First,
-        KeyCode::End => Act::Last,
-        KeyCode::Enter => Act::Confirm,
-        KeyCode::Esc => Act::Cancel,
-        KeyCode::Tab => Act::ToggleDetail,
-        KeyCode::Backspace => Act::Backspace,
-        KeyCode::Char(c) if ctrl => match c.to_ascii_lowercase() {
-            'c' => Act::Cancel,
-            'b' => Act::PageUp,
-            'f' => Act::PageDown,
-            'd' => Act::FilterDefault,
-            't' => Act::Filter(FilterMode::NoTools),
-            'u' => Act::Filter(FilterMode::UserOnly),
-            'l' => Act::Filter(FilterMode::LabeledOnly),
-            'a' => Act::Filter(FilterMode::All),
-            'o' => Act::Cycle(!(shift || c.is_ascii_uppercase())),
-            'x' => Act::Copy,
-            'r' => Act::Rename,
-            'n' => Act::Hit(true),
-            'p' => Act::Hit(false),
-            _ => return None,
-        },
-        KeyCode::Char('f') if alt => Act::Fork,
-        KeyCode::Char(_) if alt => return None,
-        KeyCode::Char(c) if typing => Act::Type(c),
-        KeyCode::Char('L') => Act::EditLabel,
-        KeyCode::Char('T') => Act::ToggleLabelTime,
-        KeyCode::Char('/') => Act::FocusSearch,
-        KeyCode::Char(c) => Act::Type(c),
-        _ => return None,
-    };
-    Some(act)
 }
