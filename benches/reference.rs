@@ -143,6 +143,11 @@ impl Sandbox {
         self.root.join("home")
     }
 
+    /// `XDG_CACHE_HOME` of the commands.
+    pub fn cache(&self) -> PathBuf {
+        self.root.join("cache")
+    }
+
     pub fn out_dir(&self) -> PathBuf {
         self.root.join("out")
     }

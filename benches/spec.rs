@@ -1,8 +1,8 @@
 //! The benchmark command of product spec §9: `cargo bench --bench spec`.
 //!
 //! It generates its own deterministic corpus, measures the references in the same run, then times
-//! pitree against them and prints markdown tables: the corpus, the references, and the spec rows
-//! (median, ratio, target, met or missed).
+//! pitree against them and prints markdown tables: the corpus, the references, and one table of
+//! spec rows per area (catalog, picker, session core, tree view).
 //!
 //! # Running
 //!
@@ -29,36 +29,66 @@
 //!
 //! # Rows
 //!
-//! - **List, no index**: `pitree list --all --json` with empty cache and data dirs before each run,
-//!   against (a) a plain newline count of the same files (read whole, `memchr`, parallel over files;
-//!   target ≤ 2×) and (b) pi 1.6.0's `SessionManager.listAll()` (target ≥ 10× faster).
+//! One table per area, each with the columns work, pitree (median), reference (median, measured in
+//! the same run), ratio, target and met/missed, plus the peak RSS of both sides.
+//!
+//! **Catalog** (`catalog.rs`), `pitree list --all --json` as a subprocess:
+//! - **List, no index**: empty cache and data dirs before each run, against (a) a plain newline
+//!   count of the same files (read whole, `memchr`, parallel over files; target ≤ 2×) and (b) pi
+//!   1.6.0's `SessionManager.listAll()` (target ≥ 10× faster). Every stdout line must be a JSON object.
 //! - **List again, nothing changed**: the same command with the index the cold runs left (≤ 5% of cold).
 //! - **List after one session grew by 1 MB**: before each run about 1 MB of pi turns is appended to the
 //!   newest session (put back afterwards). The bytes the process read (`rchar`) minus those of an
-//!   unchanged relist should be about the appended bytes.
+//!   unchanged relist should be the appended bytes (within 25%).
+//! - **Search, one keystroke**: the catalog's search index over every session, each prefix of the
+//!   worker's queries as one keystroke (the slowest one ≤ 50 ms).
 //!
-//! Every command runs 5 times (the pi references 3 times at full scale) and the median is shown,
-//! with the largest peak RSS. Files are page-cached first (an untimed newline pass), so the rows
-//! compare CPU work, not the disk. A command that fails, exits non-zero or prints no JSON turns its
-//! row into `n/a: <reason>`. To add a row, measure into a `Result` and push a [`Row`] built with
-//! [`cell`] and [`pair`].
+//! **Picker** (`picker.rs`), through the app's hooks `pitree::tui::bench_first_frame` and
+//! `bench_search_keystroke` (the real loop, scan worker and reducer on a 120×40 `TestBackend`):
+//! - **Launch to the first frame listing every session**, warm index (one untimed run first): the
+//!   hook's time in a fresh process (≤ 100 ms), beside that process's wall time and peak RSS.
+//! - **Search keystroke to the frame drawn for it** (the slowest one ≤ 50 ms), beside the catalog's
+//!   matching alone.
+//!
+//! **Session core** and **Tree view** (`tree.rs`), the big session in the `open-tree` worker:
+//! - **Parse + graph**: `parse_file` then `Session::from_parsed` (what `Session::open` does), against
+//!   pi's `open` + `getTree` (≥ 10× faster) and the newline count of the file; peak RSS right after
+//!   (≤ half the file).
+//! - **Launch to the first drawn frame**: from the worker's `main` through `TreeView::open` to the
+//!   first draw (≥ 10× faster than pi; RSS high-water mark then ≤ half the file); then, for
+//!   information, the frame with the detail pane filled and the full-text search index arriving.
+//! - **Key press to the next frame**: ↓ and PgDn (median ≤ 2 ms); ↓ with the detail pane filled; a
+//!   filter change (Ctrl+O) and a search keystroke, which have no target of their own.
+//!
+//! Peak memory always comes from a process of its own: a command's `ru_maxrss` through the launcher
+//! ([`reference::time_command`]), or the worker's RSS high-water mark after each phase (`worker.rs`:
+//! the bench binary re-executed as `spec --worker <mode>`). Every command and worker runs 5 times
+//! (the pi references and the search worker 3 times at full scale) and the median is shown, with
+//! the largest peak RSS. Files are page-cached first (an untimed newline pass), so the rows compare
+//! CPU work, not the disk. A command that fails, exits non-zero or prints no report turns its cells
+//! into `n/a: <reason>`. To add a row, measure into a `Result` and push a [`table::Row`] built with
+//! [`table::cell`] and [`table::judge`] (or their two-measurement forms).
 
+mod catalog;
 mod corpus;
+mod picker;
 mod reference;
+mod table;
+mod tree;
+mod worker;
 
 use std::env;
 use std::ffi::OsString;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use color_eyre::eyre::{Report, Result, WrapErr, bail, eyre};
+use color_eyre::eyre::{Report, Result, WrapErr, bail};
 
 use corpus::Corpus;
 use reference::{Newlines, PiTiming, Probe, Sandbox, Timing};
+use table::{cell, duration, print_cells, print_table, size, thousands};
 
 const QUICK_SCALE: f64 = 0.05;
-const GROW_BYTES: u64 = 1_000_000;
 const PITREE_TIMEOUT: Duration = Duration::from_secs(600);
 
 struct Config {
@@ -98,8 +128,12 @@ fn default_corpus_dir() -> PathBuf {
 }
 
 fn main() -> Result<()> {
-    if let Some(launched) = reference::run_as_launcher() {
-        return launched;
+    let launched = Instant::now();
+    if let Some(launcher) = reference::run_as_launcher() {
+        return launcher;
+    }
+    if let Some(worker) = worker::run_as_worker(launched) {
+        return worker;
     }
     color_eyre::install()?;
     let started = Instant::now();
@@ -109,11 +143,17 @@ fn main() -> Result<()> {
     print_corpus(&config, &corpus);
     let sandbox = Sandbox::create(&corpus.root.join("sandbox"))?;
     let references = measure_references(&config, &corpus, &sandbox)?;
-    let lists = measure_lists(&config, &corpus, &sandbox);
+    let lists = catalog::measure_lists(&config, &corpus, &sandbox);
+    let frame = picker::measure_first_frame(&config, &corpus, &sandbox);
+    let search = picker::measure_search(&config, &corpus, &sandbox);
+    let tree = tree::measure(&config, &corpus, &sandbox);
     print_references(&corpus, &references);
-    print_table("Spec §9", &list_rows(&corpus, &references, &lists));
+    print_table("Catalog", &catalog::rows(&corpus, &references, &lists, &search), true);
+    print_table("Picker", &picker::rows(&corpus, &lists, &frame, &search), true);
+    print_table("Session core", &tree::session_rows(&corpus, &references, &tree), true);
+    print_table("Tree view", &tree::view_rows(&corpus, &references, &tree), true);
     println!(
-        "\nThe last command's stdout and stderr are in {}. The bench took {}.",
+        "The last command's stdout and stderr are in {}. The bench took {}.",
         sandbox.out_dir().display(),
         duration(started.elapsed())
     );
@@ -142,51 +182,6 @@ fn measure_references(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Re
     Ok(References { newlines, big_newlines, pi_list_all, pi_open })
 }
 
-struct Lists {
-    cold: Result<Timing>,
-    warm: Result<Timing>,
-    grown: Result<Grown>,
-}
-
-struct Grown {
-    timing: Timing,
-    /// Median bytes appended before a run.
-    appended: u64,
-}
-
-fn measure_lists(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Lists {
-    let probe = pitree_probe(&["list", "--all", "--json"], corpus, sandbox);
-    eprintln!("pitree list --all --json: no index, {} runs", config.runs);
-    let cold = time_json(&probe, config.runs, sandbox, || sandbox.reset());
-    let warm = match &cold {
-        Ok(_) => {
-            eprintln!("pitree list --all --json: unchanged, {} runs", config.runs);
-            time_json(&probe, config.runs, sandbox, || Ok(()))
-        }
-        Err(_) => Err(eyre!("skipped: the cold run failed")),
-    };
-    let grown = match &warm {
-        Ok(_) => {
-            eprintln!("pitree list --all --json: one session grown, {} runs", config.runs);
-            measure_grown(&probe, config, corpus, sandbox)
-        }
-        Err(_) => Err(eyre!("skipped: the unchanged run failed")),
-    };
-    Lists { cold, warm, grown }
-}
-
-fn measure_grown(probe: &Probe, config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Result<Grown> {
-    let growth = corpus.begin_growth()?;
-    let mut appended = Vec::new();
-    let timing = time_json(probe, config.runs, sandbox, || {
-        appended.push(corpus::append_bytes(growth.path(), GROW_BYTES)?);
-        Ok(())
-    });
-    growth.restore()?;
-    appended.sort_unstable();
-    Ok(Grown { timing: timing?, appended: appended.get(appended.len() / 2).copied().unwrap_or(0) })
-}
-
 /// The pitree binary with the sandbox environment and the catalog as `PI_CODING_AGENT_DIR`.
 fn pitree_probe(args: &[&str], corpus: &Corpus, sandbox: &Sandbox) -> Probe {
     let program = env::var_os("PITREE_BENCH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_pitree").into());
@@ -197,141 +192,6 @@ fn pitree_probe(args: &[&str], corpus: &Corpus, sandbox: &Sandbox) -> Probe {
         cwd: sandbox.home(),
         timeout: PITREE_TIMEOUT,
     }
-}
-
-/// Times a command whose stdout must be one JSON document (checked after the last run).
-fn time_json(
-    probe: &Probe,
-    runs: usize,
-    sandbox: &Sandbox,
-    before_each: impl FnMut() -> Result<()>,
-) -> Result<Timing> {
-    let timing = reference::time_command(probe, runs, sandbox, before_each)?;
-    let stdout = fs::read(sandbox.stdout()).wrap_err("reading the command's stdout")?;
-    if stdout.iter().all(u8::is_ascii_whitespace) {
-        bail!("printed nothing on stdout (is `pitree list --json` implemented?)");
-    }
-    serde_json::from_slice::<serde::de::IgnoredAny>(&stdout).wrap_err("stdout is not one JSON document")?;
-    Ok(timing)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rows
-
-/// One line of a results table; every cell is already text, `n/a: <reason>` when not measured.
-struct Row {
-    work: String,
-    pitree: String,
-    reference: String,
-    ratio: String,
-    target: String,
-}
-
-fn list_rows(corpus: &Corpus, references: &References, lists: &Lists) -> Vec<Row> {
-    let stats = &corpus.catalog;
-    let cold_work =
-        format!("List {} sessions / {}, no index", thousands(stats.files), size(stats.counts.bytes));
-    vec![
-        Row {
-            work: cold_work.clone(),
-            pitree: cell(&lists.cold, command_cell),
-            reference: cell(&references.newlines, |n| {
-                format!("newline count {}", duration(n.timing.median()))
-            }),
-            ratio: pair(&lists.cold, &references.newlines, |cold, n| {
-                let r = ratio(cold.median(), n.timing.median());
-                format!("{r:.2}× {}", verdict(r <= 2.0))
-            }),
-            target: "≤ 2× the newline count".into(),
-        },
-        Row {
-            work: cold_work,
-            pitree: cell(&lists.cold, command_cell),
-            reference: cell(&references.pi_list_all, |pi| {
-                format!("pi listAll {}", duration(pi.timing.median()))
-            }),
-            ratio: pair(&lists.cold, &references.pi_list_all, |cold, pi| {
-                let r = ratio(pi.timing.median(), cold.median());
-                format!("{r:.1}× faster {}", verdict(r >= 10.0))
-            }),
-            target: "≥ 10× faster than pi's listAll".into(),
-        },
-        Row {
-            work: "List again, nothing changed (index)".into(),
-            pitree: cell(&lists.warm, command_cell),
-            reference: cell(&lists.cold, |cold| format!("no index {}", duration(cold.median()))),
-            ratio: pair(&lists.warm, &lists.cold, |warm, cold| {
-                let r = ratio(warm.median(), cold.median());
-                format!("{:.1}% {}", r * 100.0, verdict(r <= 0.05))
-            }),
-            target: "≤ 5% of the no-index time".into(),
-        },
-        Row {
-            work: format!("List after one session grew by {}", size(GROW_BYTES)),
-            pitree: cell(&lists.grown, |grown| command_cell(&grown.timing)),
-            reference: pair(&lists.grown, &lists.warm, |grown, warm| {
-                format!(
-                    "appended {}; unchanged relist read {}",
-                    size(grown.appended),
-                    read_size(warm.read_bytes)
-                )
-            }),
-            ratio: pair(&lists.grown, &lists.warm, grown_ratio),
-            target: "reads only the appended bytes".into(),
-        },
-    ]
-}
-
-/// Extra bytes read because of the growth, against the bytes appended (met within 25%).
-fn grown_ratio(grown: &Grown, warm: &Timing) -> String {
-    match (grown.timing.read_bytes, warm.read_bytes) {
-        (Some(after), Some(before)) => {
-            let extra = after.saturating_sub(before);
-            let r = extra as f64 / grown.appended.max(1) as f64;
-            format!("read {} more = {r:.2}× appended {}", size(extra), verdict(r <= 1.25))
-        }
-        _ => "n/a: /proc/<pid>/io was not readable".into(),
-    }
-}
-
-/// The text of a measurement, or `n/a: <reason>`.
-fn cell<T>(measured: &Result<T>, show: impl Fn(&T) -> String) -> String {
-    match measured {
-        Ok(value) => show(value),
-        Err(error) => not_available(error),
-    }
-}
-
-/// A cell computed from two measurements.
-fn pair<A, B>(a: &Result<A>, b: &Result<B>, show: impl Fn(&A, &B) -> String) -> String {
-    match (a, b) {
-        (Ok(a), Ok(b)) => show(a, b),
-        _ => "n/a: needs both measurements".into(),
-    }
-}
-
-fn not_available(error: &Report) -> String {
-    let reasons: Vec<String> = error.chain().map(ToString::to_string).collect();
-    format!("n/a: {}", reasons.join(": "))
-}
-
-fn command_cell(timing: &Timing) -> String {
-    let mut text = duration(timing.median());
-    if let Some(rss) = timing.peak_rss {
-        text += &format!(" · RSS {}", size(rss));
-    }
-    if let Some(read) = timing.read_bytes {
-        text += &format!(" · read {}", size(read));
-    }
-    text
-}
-
-fn verdict(met: bool) -> &'static str {
-    if met { "(met)" } else { "(missed)" }
-}
-
-fn ratio(a: Duration, b: Duration) -> f64 {
-    a.as_secs_f64() / b.as_secs_f64().max(1e-9)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -443,49 +303,4 @@ fn print_reference(name: &str, timing: Result<&Timing, &Report>, notes: String) 
         Err(_) => ("n/a".into(), "–".into(), "–".into()),
     };
     print_cells(&[name, &median, &runs, &rss, &notes]);
-}
-
-fn print_table(title: &str, rows: &[Row]) {
-    println!("## {title}\n");
-    println!("| Work | pitree | Reference | Ratio | Target |");
-    println!("|---|---|---|---|---|");
-    for row in rows {
-        print_cells(&[&row.work, &row.pitree, &row.reference, &row.ratio, &row.target]);
-    }
-}
-
-fn print_cells(cells: &[&str]) {
-    let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|").replace('\n', " ")).collect();
-    println!("| {} |", cells.join(" | "));
-}
-
-fn duration(d: Duration) -> String {
-    let ms = d.as_secs_f64() * 1e3;
-    if ms < 1e3 { format!("{ms:.1} ms") } else { format!("{:.2} s", ms / 1e3) }
-}
-
-fn size(bytes: u64) -> String {
-    let b = bytes as f64;
-    match bytes {
-        1_000_000_000.. => format!("{:.2} GB", b / 1e9),
-        1_000_000.. => format!("{:.1} MB", b / 1e6),
-        1_000.. => format!("{:.1} KB", b / 1e3),
-        _ => format!("{bytes} B"),
-    }
-}
-
-fn read_size(bytes: Option<u64>) -> String {
-    bytes.map_or_else(|| "n/a".into(), size)
-}
-
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

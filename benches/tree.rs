@@ -1,0 +1,215 @@
+//! The session core and tree view areas, both from the `open-tree` worker (see `worker.rs`) on the
+//! big session: parse + graph, launch to the first drawn frame, their peak memory, and key presses
+//! to the next frame, next to pi's `open` + `getTree` on the same file.
+
+use std::time::Duration;
+
+use color_eyre::eyre::Result;
+
+use crate::corpus::Corpus;
+use crate::reference::{PiTiming, Sandbox};
+use crate::table::{
+    Judged, Row, cell, duration, judge, judge_pair, median, quantile, ratio, size, thousands,
+};
+use crate::worker::{self, Measured, TreeReport};
+use crate::{Config, References};
+
+/// Tree view, one key press to the next frame (product spec §9).
+const KEY_TARGET: Duration = Duration::from_millis(2);
+
+type Tree = Result<Measured<TreeReport>>;
+
+pub fn measure(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Tree {
+    eprintln!("tree view of the big session (open-tree worker), {} runs", config.runs);
+    worker::measure("open-tree", &[&corpus.big_session], config.runs, sandbox, &corpus.big_agent_dir)
+}
+
+/// The median over runs of one time of the report.
+fn over_runs(m: &Measured<TreeReport>, which: impl Fn(&TreeReport) -> Duration) -> Duration {
+    median(&m.reports.iter().map(which).collect::<Vec<_>>())
+}
+
+/// The largest over runs of one RSS mark of the report.
+fn peak(m: &Measured<TreeReport>, which: impl Fn(&TreeReport) -> u64) -> u64 {
+    m.reports.iter().map(which).max().unwrap_or(0)
+}
+
+fn parse_graph(m: &Measured<TreeReport>) -> Duration {
+    over_runs(m, |r| r.parse + r.graph)
+}
+
+fn pi_rss(pi: &Result<PiTiming>) -> String {
+    cell(pi, |pi| pi.timing.peak_rss.map_or_else(|| "–".into(), size))
+}
+
+fn faster(pitree: Duration, pi: &PiTiming) -> Judged {
+    let r = ratio(pi.timing.median(), pitree);
+    Judged::check(format!("{r:.1}× faster"), r >= 10.0)
+}
+
+/// Met when `rss` is at most half of `file` bytes.
+fn half_the_file(rss: u64, file: u64) -> Judged {
+    let r = rss as f64 / file.max(1) as f64;
+    Judged::check(format!("{r:.2}× the file"), r <= 0.5)
+}
+
+fn big_work(corpus: &Corpus, what: &str) -> String {
+    format!("{what} ({} entries / {})", thousands(corpus.big.entries), size(corpus.big.bytes))
+}
+
+pub fn session_rows(corpus: &Corpus, references: &References, tree: &Tree) -> Vec<Row> {
+    let file = corpus.big.bytes;
+    let rss_opened = |m: &Measured<TreeReport>| size(peak(m, |r| r.rss_opened));
+    vec![
+        Row {
+            work: big_work(corpus, "Parse + graph of the big session"),
+            pitree: cell(tree, |m| {
+                format!(
+                    "{} (parse {} + graph {})",
+                    duration(parse_graph(m)),
+                    duration(over_runs(m, |r| r.parse)),
+                    duration(over_runs(m, |r| r.graph))
+                )
+            }),
+            pitree_rss: cell(tree, rss_opened),
+            reference: cell(&references.pi_open, |pi| {
+                format!("pi open + getTree {}", duration(pi.timing.median()))
+            }),
+            reference_rss: pi_rss(&references.pi_open),
+            judged: judge_pair(tree, &references.pi_open, |m, pi| faster(parse_graph(m), pi)),
+            target: "≥ 10× faster than pi's open + getTree".into(),
+        },
+        Row {
+            work: "Parse + graph, peak memory".into(),
+            pitree: cell(tree, rss_opened),
+            pitree_rss: cell(tree, rss_opened),
+            reference: format!("the file: {}", size(file)),
+            reference_rss: pi_rss(&references.pi_open),
+            judged: judge(tree, |m| half_the_file(peak(m, |r| r.rss_opened), file)),
+            target: format!("≤ half the file ({})", size(file / 2)),
+        },
+        Row {
+            work: "Parse + graph against reading the file".into(),
+            pitree: cell(tree, |m| duration(parse_graph(m))),
+            pitree_rss: "–".into(),
+            reference: cell(&references.big_newlines, |n| {
+                format!("newline count {}", duration(n.timing.median()))
+            }),
+            reference_rss: "–".into(),
+            judged: judge_pair(tree, &references.big_newlines, |m, n| {
+                Judged::info(format!("{:.1}× the newline count", ratio(parse_graph(m), n.timing.median())))
+            }),
+            target: "–".into(),
+        },
+    ]
+}
+
+pub fn view_rows(corpus: &Corpus, references: &References, tree: &Tree) -> Vec<Row> {
+    let file = corpus.big.bytes;
+    let first_frame = |m: &Measured<TreeReport>| over_runs(m, |r| r.first_frame);
+    let rss_frame = |m: &Measured<TreeReport>| peak(m, |r| r.rss_first_frame);
+    let mut rows = vec![
+        Row {
+            work: big_work(corpus, "Launch to the first drawn frame, 120×40"),
+            pitree: cell(tree, |m| duration(first_frame(m))),
+            pitree_rss: cell(tree, |m| size(rss_frame(m))),
+            reference: cell(&references.pi_open, |pi| {
+                format!("pi open + getTree {}", duration(pi.timing.median()))
+            }),
+            reference_rss: pi_rss(&references.pi_open),
+            judged: judge_pair(tree, &references.pi_open, |m, pi| faster(first_frame(m), pi)),
+            target: "≥ 10× faster than pi's open + getTree".into(),
+        },
+        Row {
+            work: "First drawn frame, peak memory".into(),
+            pitree: cell(tree, |m| size(rss_frame(m))),
+            pitree_rss: cell(tree, |m| size(rss_frame(m))),
+            reference: format!("the file: {}", size(file)),
+            reference_rss: pi_rss(&references.pi_open),
+            judged: judge(tree, |m| half_the_file(rss_frame(m), file)),
+            target: format!("≤ half the file ({})", size(file / 2)),
+        },
+        info_row(
+            "Launch to the frame with the detail pane filled",
+            cell(tree, |m| duration(over_runs(m, |r| r.detail_frame))),
+            "–".into(),
+        ),
+        Row {
+            work: "Launch to the full-text search index (built on a thread from the first frame)".into(),
+            pitree: cell(tree, |m| duration(over_runs(m, |r| r.search_ready))),
+            pitree_rss: cell(tree, |m| size(peak(m, |r| r.rss_search))),
+            reference: format!("the file: {}", size(file)),
+            reference_rss: "–".into(),
+            judged: judge(tree, |m| {
+                let r = peak(m, |r| r.rss_search) as f64 / file.max(1) as f64;
+                Judged::info(format!("peak {r:.2}× the file"))
+            }),
+            target: "–".into(),
+        },
+    ];
+    rows.extend(key_rows(tree));
+    rows
+}
+
+fn key_rows(tree: &Tree) -> Vec<Row> {
+    let key = |work: &str, which: fn(&TreeReport) -> &Vec<Duration>| Row {
+        work: work.into(),
+        pitree: cell(tree, |m| samples_cell(&samples(m, which))),
+        pitree_rss: "–".into(),
+        reference: "–".into(),
+        reference_rss: "–".into(),
+        judged: judge(tree, |m| {
+            let d = median(&samples(m, which));
+            Judged::check(format!("{:.2}× the target", ratio(d, KEY_TARGET)), d <= KEY_TARGET)
+        }),
+        target: format!("≤ {} (median)", duration(KEY_TARGET)),
+    };
+    let other = |work: &str, which: fn(&TreeReport) -> &Vec<Duration>| Row {
+        judged: judge(tree, |m| {
+            Judged::info(format!(
+                "{:.1}× the key-press target",
+                ratio(median(&samples(m, which)), KEY_TARGET)
+            ))
+        }),
+        target: "none set (a key press: ≤ 2 ms)".into(),
+        ..key(work, which)
+    };
+    vec![
+        key("Key press ↓ to the next frame", |r| &r.down),
+        key("Key press PgDn to the next frame", |r| &r.page),
+        info_row(
+            "Key press ↓ to the frame with the detail pane filled",
+            cell(tree, |m| samples_cell(&samples(m, |r| &r.down_detail))),
+            "–".into(),
+        ),
+        other("Filter change (Ctrl+O, each filter of the cycle) to the next frame", |r| &r.filter),
+        other("Search keystroke (full-text index, typing \"render\") to the next frame", |r| &r.search),
+    ]
+}
+
+fn info_row(work: &str, pitree: String, reference: String) -> Row {
+    Row {
+        work: work.into(),
+        pitree,
+        pitree_rss: "–".into(),
+        reference,
+        reference_rss: "–".into(),
+        judged: Judged::info("–".into()),
+        target: "–".into(),
+    }
+}
+
+/// Every sample of every run.
+fn samples(m: &Measured<TreeReport>, which: fn(&TreeReport) -> &Vec<Duration>) -> Vec<Duration> {
+    m.reports.iter().flat_map(|r| which(r).iter().copied()).collect()
+}
+
+fn samples_cell(samples: &[Duration]) -> String {
+    format!(
+        "{} (p90 {}, max {}, n = {})",
+        duration(median(samples)),
+        duration(quantile(samples, 0.9)),
+        duration(quantile(samples, 1.0)),
+        samples.len()
+    )
+}
