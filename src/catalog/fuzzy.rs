@@ -73,11 +73,20 @@ fn match_query(q: &[u16], t: &[u16]) -> Option<FuzzyMatch> {
     Some(best)
 }
 
+/// The first occurrence of `q` (not empty) in `t` at or after `from`: a scan for its first unit,
+/// then a comparison of the rest there.
 fn find(t: &[u16], q: &[u16], from: usize) -> Option<usize> {
-    if from > t.len() {
-        return None;
+    let (&first, rest) = q.split_first()?;
+    let last_start = t.len().checked_sub(q.len())?;
+    let mut at = from;
+    while at <= last_start {
+        at += t[at..=last_start].iter().position(|&u| u == first)?;
+        if t[at + 1..at + q.len()] == *rest {
+            return Some(at);
+        }
+        at += 1;
     }
-    t[from..].windows(q.len()).position(|w| w == q).map(|i| i + from)
+    None
 }
 
 fn score_positions(t: &[u16], positions: &[usize]) -> f64 {

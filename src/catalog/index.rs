@@ -40,6 +40,7 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::{Result, WrapErr, bail, eyre};
 use rayon::prelude::*;
 
+use crate::session::content::open_regular;
 use crate::session::entry::Usage;
 
 use super::hash::{FastMap, hash64};
@@ -82,7 +83,7 @@ pub struct Fingerprint {
 impl Fingerprint {
     /// Read the two windows of `path` for `offset`; returns the fingerprint and the bytes read.
     pub fn of(path: &Path, offset: u64) -> io::Result<(Fingerprint, u64)> {
-        let file = File::open(path)?;
+        let file = open_regular(path)?;
         let head_len = offset.min(FINGERPRINT_WINDOW);
         let head = read_at(&file, 0, head_len)?;
         let tail_start = offset - offset.min(FINGERPRINT_WINDOW);
@@ -185,7 +186,7 @@ impl Index {
     /// Load `path`; `with_texts` also loads every `allMessagesText`. Any damage is an error (the
     /// caller starts from an empty index).
     pub fn load(path: &Path, with_texts: bool) -> Result<Index> {
-        let mut file = File::open(path).wrap_err("cannot open the index")?;
+        let mut file = open_regular(path).wrap_err("cannot open the index")?;
         let mut header = [0u8; HEADER_LEN];
         file.read_exact(&mut header).wrap_err("the index is shorter than its header")?;
         let h = parse_header(&header)?;
@@ -221,6 +222,25 @@ impl Index {
         Ok(())
     }
 
+    /// The texts of `records` (records of this index, taken out of it) that [`Index::load`] left on
+    /// disk, to read later; `None` when the texts are loaded. A record's text is the one of the
+    /// state its summary is made from ([`Record::state`]).
+    pub fn defer_texts(&mut self, records: &[Record]) -> Option<TextsOnDisk> {
+        let pending = self.pending_texts.take()?;
+        let slots: FastMap<&std::ffi::OsStr, Slot> = records
+            .iter()
+            .map(|r| (r.path.as_os_str(), if r.tail.is_some() { Slot::Tail } else { Slot::Resume }))
+            .collect();
+        let wanted = pending
+            .refs
+            .iter()
+            .enumerate()
+            .filter(|(_, (path, slot, _))| slots.get(path.as_os_str()) == Some(slot))
+            .map(|(i, _)| i)
+            .collect();
+        Some(TextsOnDisk { pending, wanted })
+    }
+
     /// Write `records` to `path` atomically (see the module docs). Returns `false` when another
     /// process holds the write lock and nothing was written.
     pub fn save<'a>(path: &Path, records: impl ExactSizeIterator<Item = &'a Record>) -> Result<bool> {
@@ -249,6 +269,36 @@ impl Index {
             let _ = fs::remove_file(&tmp);
         }
         written.map(|()| true)
+    }
+}
+
+/// Some texts of an index file, to read later ([`Index::defer_texts`]). The file stays open, so a
+/// newer index written meanwhile does not change them.
+#[derive(Debug)]
+pub struct TextsOnDisk {
+    pending: PendingTexts,
+    /// Indexes into `pending.refs`.
+    wanted: Vec<usize>,
+}
+
+impl TextsOnDisk {
+    /// The paths whose texts these are.
+    pub fn paths(&self) -> impl Iterator<Item = &std::ffi::OsStr> {
+        self.wanted.iter().map(|&i| self.pending.refs[i].0.as_os_str())
+    }
+
+    /// Read the texts on this thread, each straight into its string, with the checks of
+    /// [`Index::load`] (the whole section's hash, each text's hash, UTF-8).
+    pub fn read(&self) -> Result<Vec<(OsString, String)>> {
+        check_texts(&self.pending)?;
+        let PendingTexts { file, start, refs, .. } = &self.pending;
+        self.wanted
+            .iter()
+            .map(|&i| {
+                let (path, _, text) = &refs[i];
+                Ok((path.clone(), read_text(file, *start, text)?))
+            })
+            .collect()
     }
 }
 
@@ -290,9 +340,8 @@ fn read_exact_vec(file: &mut File, len: u64) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// Read every text straight into its own string (positioned reads in parallel, no intermediate
-/// buffer), checking that the texts are contiguous, each text's hash, and the hash over all of them.
-fn fill_texts(records: &mut FastMap<OsString, Record>, pending: &mut PendingTexts) -> Result<()> {
+/// That the texts are contiguous and the hash over all their hashes.
+fn check_texts(pending: &PendingTexts) -> Result<()> {
     let mut cursor = 0;
     let mut hashes = Vec::with_capacity(pending.refs.len() * 8);
     for (_, _, text) in &pending.refs {
@@ -305,19 +354,26 @@ fn fill_texts(records: &mut FastMap<OsString, Record>, pending: &mut PendingText
     if hash64(&hashes, 7) != pending.hash {
         bail!("the index texts are damaged");
     }
+    Ok(())
+}
+
+/// One text, checked against its hash.
+fn read_text(file: &File, start: u64, text: &TextRef) -> Result<String> {
+    let bytes = read_at(file, start + text.offset, text.len)?;
+    if hash64(&bytes, 5) != text.hash {
+        bail!("the index texts are damaged");
+    }
+    String::from_utf8(bytes).wrap_err("an index text is not UTF-8")
+}
+
+/// Read every text straight into its own string (positioned reads in parallel, no intermediate
+/// buffer), checking that the texts are contiguous, each text's hash, and the hash over all of them.
+fn fill_texts(records: &mut FastMap<OsString, Record>, pending: &mut PendingTexts) -> Result<()> {
+    check_texts(pending)?;
     let file = &pending.file;
     let start = pending.start;
-    let texts: Vec<Result<String>> = pending
-        .refs
-        .par_iter()
-        .map(|(_, _, text)| {
-            let bytes = read_at(file, start + text.offset, text.len)?;
-            if hash64(&bytes, 5) != text.hash {
-                bail!("the index texts are damaged");
-            }
-            String::from_utf8(bytes).wrap_err("an index text is not UTF-8")
-        })
-        .collect();
+    let texts: Vec<Result<String>> =
+        pending.refs.par_iter().map(|(_, _, text)| read_text(file, start, text)).collect();
     for ((path, slot, _), text) in pending.refs.iter().zip(texts) {
         let text = text?;
         let record = records.get_mut(path).ok_or_else(|| eyre!("an index text has no record"))?;

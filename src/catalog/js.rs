@@ -1,16 +1,7 @@
 //! The few JavaScript string rules pi's listing and search depend on: what `String.prototype.trim`
 //! and `/\s/` count as whitespace, and whitespace collapsing.
 
-/// JavaScript's `WhiteSpace` and `LineTerminator` set (what `trim()` strips and `\s` matches). It
-/// differs from Rust's `char::is_whitespace` in two places: U+FEFF is JS whitespace, U+0085 is not.
-pub fn is_js_space(c: char) -> bool {
-    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
-}
-
-/// `String.prototype.trim()`.
-pub fn trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
-}
+pub use crate::session::line::{is_js_space, js_trim as trim};
 
 /// `s.toLowerCase().replace(/\s+/g, " ").trim()`: lower case, every whitespace run one space.
 pub fn normalize_whitespace_lower(s: &str) -> String {

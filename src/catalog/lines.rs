@@ -226,12 +226,158 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Whether a sniffed line is one complete JSON value.
+/// Whether a sniffed line is one complete JSON value in which the sniffed keys (`type`, `id`,
+/// `parentId`, `message`, and `role` one level down) occur once each: `JSON.parse` keeps the last
+/// of repeated keys, the sniff read the first, so a line that repeats one takes the typed parse.
 fn is_complete_json(line: &[u8]) -> bool {
     if line.len() <= SERDE_CHECK_LIMIT {
-        serde_json::from_slice::<IgnoredAny>(line).is_ok()
+        serde_json::from_slice::<SniffCheck>(line).is_ok_and(|c| c.0)
     } else {
-        is_structurally_complete(line)
+        walk_structure(line, sniffed_key_counter())
+    }
+}
+
+/// The sniffed keys, by their index in the counts of [`SniffCheck`] and [`sniffed_key_counter`].
+fn sniffed_key(depth: usize, key: &[u8]) -> Option<usize> {
+    match (depth, key) {
+        (1, b"type") => Some(0),
+        (1, b"id") => Some(1),
+        (1, b"parentId") => Some(2),
+        (1, b"message") => Some(3),
+        (2, b"role") => Some(4),
+        _ => None,
+    }
+}
+
+/// For the structural walk: count the sniffed keys; a key written with escapes (which could spell
+/// one of them) ends the walk as a failure too.
+fn sniffed_key_counter() -> impl FnMut(usize, &[u8]) -> bool {
+    let mut counts = [0u8; 5];
+    move |depth, key| {
+        if depth <= 2 && key.contains(&b'\\') {
+            return false;
+        }
+        match sniffed_key(depth, key) {
+            Some(k) => {
+                counts[k] += 1;
+                counts[k] == 1
+            }
+            None => true,
+        }
+    }
+}
+
+/// Serde's check of a sniffed line: valid JSON, and whether the sniffed keys are unique.
+struct SniffCheck(bool);
+
+impl<'de> Deserialize<'de> for SniffCheck {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(KeyCounter { depth: 1 }).map(|counts| SniffCheck(counts.iter().all(|&n| n <= 1)))
+    }
+}
+
+/// Counts the sniffed keys of an object at `depth` (1: the line, 2: its `message`).
+struct KeyCounter {
+    depth: usize,
+}
+
+impl<'de> Visitor<'de> for KeyCounter {
+    type Value = [u8; 5];
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut counts = [0u8; 5];
+        while let Some(Key(key)) = map.next_key::<Key>()? {
+            let slot = key.and_then(|k| sniffed_key(self.depth, k.as_bytes()));
+            if let Some(k) = slot {
+                counts[k] = counts[k].saturating_add(1);
+            }
+            if slot == Some(3) {
+                let inner: MaybeCounts = map.next_value_seed(KeyCounter { depth: 2 })?;
+                counts[4] = counts[4].saturating_add(inner.0[4]);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(counts)
+    }
+}
+
+/// A `message` value: its key counts when it is an object, none otherwise.
+struct MaybeCounts([u8; 5]);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeyCounter {
+    type Value = MaybeCounts;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<MaybeCounts, D::Error> {
+        d.deserialize_any(AnyValue(self)).map(MaybeCounts)
+    }
+}
+
+/// Any JSON value: an object is counted, everything else is skipped.
+struct AnyValue(KeyCounter);
+
+impl<'de> Visitor<'de> for AnyValue {
+    type Value = [u8; 5];
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_map(map)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok([0; 5])
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok([0; 5])
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok([0; 5])
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok([0; 5])
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok([0; 5])
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok([0; 5])
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok([0; 5])
+    }
+}
+
+/// An object key, if it is one of the sniffed names (no allocation: serde_json hands over the
+/// unescaped text).
+struct Key(Option<&'static str>);
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key, E> {
+                Ok(Key(["type", "id", "parentId", "message", "role"].into_iter().find(|k| *k == v)))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
     }
 }
 
@@ -239,12 +385,24 @@ fn is_complete_json(line: &[u8]) -> bool {
 /// This is not full validation (a misplaced comma passes), but it rejects what damage produces: a
 /// line cut off mid-write, and two lines run together when a newline was lost.
 pub fn is_structurally_complete(b: &[u8]) -> bool {
+    walk_structure(b, |_, _| true)
+}
+
+/// [`is_structurally_complete`], handing every object key (a string followed by `:`) and its
+/// nesting depth to `on_key`, which may stop the walk by returning `false`.
+fn walk_structure(b: &[u8], mut on_key: impl FnMut(usize, &[u8]) -> bool) -> bool {
     let mut depth: usize = 0;
     let mut i = 0;
     while i < b.len() {
         match b[i] {
             b'"' => match skip_string(b, i + 1) {
-                Some(next) => i = next,
+                Some(next) => {
+                    let is_key = b[next..].iter().find(|c| !c.is_ascii_whitespace()) == Some(&b':');
+                    if is_key && !on_key(depth, &b[i + 1..next - 1]) {
+                        return false;
+                    }
+                    i = next;
+                }
                 None => return false,
             },
             b'{' | b'[' => {
@@ -779,6 +937,23 @@ mod tests {
             let Parsed::Object(o) = p else { panic!() };
             assert_eq!(o.fields.unwrap().name(), Some("\u{fffd}!"));
         });
+    }
+
+    #[test]
+    fn repeated_sniffed_keys_are_read_as_json_parse_reads_them() {
+        assert_eq!(kind(r#"{"type":"label","id":"a","parentId":null,"id":"b"}"#), "label id=b sniffed=false");
+        assert_eq!(kind(r#"{"type":"label","id":"a","parentId":null,"type":"x"}"#), "x id=a sniffed=false");
+        let role = r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"toolResult","role":"user","content":"hi"}}"#;
+        assert_eq!(kind(role), "message id=a sniffed=false");
+        let nested = r#"{"type":"label","id":"a","parentId":null,"x":{"id":"b","type":"c"}}"#;
+        assert_eq!(kind(nested), "label id=a sniffed=true");
+        let big = format!(
+            r#"{{"type":"message","id":"b","parentId":null,"timestamp":"t","message":{{"role":"toolResult","content":[{{"type":"text","id":"q","text":"{}"}}]}}}}"#,
+            "x".repeat(SERDE_CHECK_LIMIT)
+        );
+        assert_eq!(kind(&big), "message id=b sniffed=true");
+        let repeated = big.replacen(r#","parentId":null"#, r#","parentId":null,"\u0069d":"c""#, 1);
+        assert_eq!(kind(&repeated), "message id=c sniffed=false");
     }
 
     #[test]

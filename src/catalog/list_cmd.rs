@@ -28,7 +28,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::{Result, WrapErr};
-use serde_json::json;
 use unicode_width::UnicodeWidthStr;
 
 use super::display::{display_title, format_age, iso_ms, sanitize, shorten_home};
@@ -134,41 +133,76 @@ fn empty_message(args: &ListArgs, searching: bool) -> &'static str {
     }
 }
 
-/// One JSON object per row.
+/// One JSON object per row, written through one buffer (one row would otherwise be one syscall).
 pub fn write_json(out: &mut dyn Write, sessions: &[SessionSummary], rows: &[Row]) -> Result<()> {
+    let mut buf = std::io::BufWriter::with_capacity(1 << 16, out);
     for row in rows {
-        let line = json_row(&sessions[row.index], row.depth);
-        writeln!(out, "{line}").wrap_err("cannot write the listing")?;
+        serde_json::to_writer(&mut buf, &JsonRow::of(&sessions[row.index], row.depth))?;
+        buf.write_all(b"\n").wrap_err("cannot write the listing")?;
     }
-    Ok(())
+    buf.flush().wrap_err("cannot write the listing")
 }
 
-fn json_row(s: &SessionSummary, depth: usize) -> serde_json::Value {
-    let u = &s.usage;
-    json!({
-        "path": s.path.to_string_lossy(),
-        "id": s.id,
-        "cwd": s.cwd,
-        "name": s.name,
-        "parentSessionPath": s.parent_session_path,
-        "created": s.created_ms.and_then(iso_ms),
-        "modified": iso_ms(s.modified_ms),
-        "messageCount": s.message_count,
-        "firstMessage": s.first_message,
-        "tokens": {
-            "input": u.input as u64,
-            "output": u.output as u64,
-            "cacheRead": u.cache_read as u64,
-            "cacheWrite": u.cache_write as u64,
-            "total": u.total_tokens() as u64,
-        },
-        "cost": u.cost,
-        "branches": s.branches,
-        "live": s.live,
-        "unreadableLines": s.unreadable_lines,
-        "sizeBytes": s.file_len,
-        "depth": depth,
-    })
+/// The `--json` object of one session, in the documented key order.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonRow<'a> {
+    path: std::borrow::Cow<'a, str>,
+    id: &'a str,
+    cwd: &'a str,
+    name: Option<&'a str>,
+    parent_session_path: Option<&'a str>,
+    created: Option<String>,
+    modified: Option<String>,
+    message_count: u32,
+    first_message: &'a str,
+    tokens: Tokens,
+    cost: f64,
+    branches: u32,
+    live: bool,
+    unreadable_lines: u32,
+    size_bytes: u64,
+    depth: usize,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Tokens {
+    input: u64,
+    output: u64,
+    cache_read: u64,
+    cache_write: u64,
+    total: u64,
+}
+
+impl<'a> JsonRow<'a> {
+    fn of(s: &'a SessionSummary, depth: usize) -> JsonRow<'a> {
+        let u = &s.usage;
+        JsonRow {
+            path: s.path.to_string_lossy(),
+            id: &s.id,
+            cwd: &s.cwd,
+            name: s.name.as_deref(),
+            parent_session_path: s.parent_session_path.as_deref(),
+            created: s.created_ms.and_then(iso_ms),
+            modified: iso_ms(s.modified_ms),
+            message_count: s.message_count,
+            first_message: &s.first_message,
+            tokens: Tokens {
+                input: u.input as u64,
+                output: u.output as u64,
+                cache_read: u.cache_read as u64,
+                cache_write: u.cache_write as u64,
+                total: u.total_tokens() as u64,
+            },
+            cost: u.cost,
+            branches: s.branches,
+            live: s.live,
+            unreadable_lines: s.unreadable_lines,
+            size_bytes: s.file_len,
+            depth,
+        }
+    }
 }
 
 /// The plain table.

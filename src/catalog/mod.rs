@@ -18,6 +18,13 @@
 //! # Ok::<(), color_eyre::Report>(())
 //! ```
 
+pub static TMPDBG_START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+pub fn tmpdbg(what: &str) {
+    if std::env::var_os("PITREE_TMPDBG").is_some() {
+        let t = TMPDBG_START.get_or_init(std::time::Instant::now).elapsed();
+        eprintln!("TMPDBG {:>8.2} ms {what} [{:?}]", t.as_secs_f64() * 1e3, std::thread::current().id());
+    }
+}
 pub mod display;
 pub mod fuzzy;
 pub mod hash;
@@ -36,17 +43,108 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
 pub use locate::{Scope, SessionsRoot};
 pub use summary::SessionSummary;
 
-use hash::FastSet;
-use index::{Fingerprint, Index, Record, Reuse};
+use hash::{FastMap, FastSet};
+use index::{Fingerprint, Index, Record, Reuse, TextsOnDisk};
 use locate::{Candidate, CwdMatcher, FileMeta};
 use scan::{Resume, ScanState, Scanner};
+
+/// Session texts (`allMessagesText`) kept apart from their summaries, by session path: what a scan
+/// that deferred them loads later ([`DeferredTexts::load`]), for
+/// [`search::SearchIndex::with_texts`].
+#[derive(Debug, Default)]
+pub struct SessionTexts {
+    texts: Vec<String>,
+    by_path: FastMap<OsString, usize>,
+}
+
+impl SessionTexts {
+    /// The text of the session at `path`, if this holds it.
+    pub fn get(&self, path: &Path) -> Option<&str> {
+        self.position(path).map(|i| self.text(i))
+    }
+
+    pub fn len(&self) -> usize {
+        self.texts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.texts.is_empty()
+    }
+
+    /// Where the text of `path` is, for [`SessionTexts::text`].
+    pub(crate) fn position(&self, path: &Path) -> Option<usize> {
+        self.by_path.get(path.as_os_str()).copied()
+    }
+
+    pub(crate) fn text(&self, position: usize) -> &str {
+        &self.texts[position]
+    }
+
+    fn insert(&mut self, path: OsString, text: String) {
+        match self.by_path.get(&path) {
+            Some(&i) => self.texts[i] = text,
+            None => {
+                self.by_path.insert(path, self.texts.len());
+                self.texts.push(text);
+            }
+        }
+    }
+}
+
+/// The texts of the sessions a background scan sent without them
+/// ([`Catalog::scan_in_background_deferring_texts`]): the index's texts section, read on first use.
+pub struct DeferredTexts {
+    source: Mutex<Option<TextsOnDisk>>,
+    loaded: OnceLock<Arc<SessionTexts>>,
+}
+
+impl std::fmt::Debug for DeferredTexts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeferredTexts").field("loaded", &self.loaded.get().is_some()).finish()
+    }
+}
+
+impl DeferredTexts {
+    fn new(texts: TextsOnDisk) -> DeferredTexts {
+        DeferredTexts { source: Mutex::new(Some(texts)), loaded: OnceLock::new() }
+    }
+
+    /// The texts, read on the calling thread the first time (a caller that comes while another one
+    /// reads them waits for it and gets the same). When the index's texts turn out damaged, each
+    /// session file is read again for its text instead.
+    pub fn load(&self) -> Arc<SessionTexts> {
+        let load = || {
+            let source = self.source.lock().unwrap_or_else(|e| e.into_inner()).take();
+            Arc::new(source.map(|t| read_or_rescan(&t)).unwrap_or_default())
+        };
+        Arc::clone(self.loaded.get_or_init(load))
+    }
+}
+
+fn read_or_rescan(on_disk: &TextsOnDisk) -> SessionTexts {
+    let mut texts = SessionTexts::default();
+    match on_disk.read() {
+        Ok(read) => read.into_iter().for_each(|(path, text)| texts.insert(path, text)),
+        Err(_) => {
+            let mut scanner = Scanner::new();
+            for path in on_disk.paths() {
+                let text = scanner
+                    .scan_from(Path::new(path), Resume::default())
+                    .map(|scan| scan.tail.unwrap_or(scan.resume.state).all_text)
+                    .unwrap_or_default();
+                texts.insert(path.to_os_string(), text);
+            }
+        }
+    }
+    texts
+}
 
 /// A folder or file that could not be read; listing goes on without it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,7 +261,7 @@ impl Catalog {
 
     /// List the sessions of `scope`, calling `on_progress(done, total)` as files are summarized.
     pub fn scan(&self, scope: &Scope, on_progress: &(dyn Fn(usize, usize) + Sync)) -> ScanReport {
-        self.run(scope, &Progress(on_progress))
+        self.run(scope, &Progress(on_progress)).0
     }
 
     /// Scan on a new thread, sending [`ScanEvent`]s: first the sessions the index answers, then
@@ -175,45 +273,102 @@ impl Catalog {
     ) -> std::thread::JoinHandle<()> {
         let catalog = Arc::clone(self);
         std::thread::spawn(move || {
-            let sink = Channel { tx: Mutex::new(tx), closed: AtomicBool::new(false) };
-            let report = catalog.run(&scope, &sink);
-            sink.send(ScanEvent::Done { warnings: report.warnings, stats: report.stats });
+            catalog.background(&scope, tx, false);
         })
     }
 
-    fn run(&self, scope: &Scope, sink: &dyn Sink) -> ScanReport {
-        let listing = locate::list_files(&self.root, scope);
-        let mut stats = ScanStats { files: listing.files.len(), ..ScanStats::default() };
+    /// [`Catalog::scan_in_background`] that does not wait for the texts of the sessions the index
+    /// answers: when nothing changed, those come with an empty `all_messages_text`, and the
+    /// thread's result (there once `Done` is sent) holds their texts, read when first asked for.
+    /// `None` when every session came with its text (or the catalog does not want texts).
+    pub fn scan_in_background_deferring_texts(
+        self: &Arc<Self>,
+        scope: Scope,
+        tx: Sender<ScanEvent>,
+    ) -> std::thread::JoinHandle<Option<Arc<DeferredTexts>>> {
+        let catalog = Arc::clone(self);
+        std::thread::spawn(move || catalog.background(&scope, tx, catalog.texts))
+    }
+
+    fn background(
+        &self,
+        scope: &Scope,
+        tx: Sender<ScanEvent>,
+        defer_texts: bool,
+    ) -> Option<Arc<DeferredTexts>> {
+        let sink = Channel { tx: Mutex::new(tx), closed: AtomicBool::new(false), defer_texts };
+        let (report, deferred) = self.run(scope, &sink);
+        tmpdbg("done sending");
+        sink.send(ScanEvent::Done { warnings: report.warnings, stats: report.stats });
+        deferred.map(|texts| Arc::new(DeferredTexts::new(texts)))
+    }
+
+    /// The scan. A sink that takes the sessions as they are found gets them all that way, and the
+    /// report then lists none.
+    fn run(&self, scope: &Scope, sink: &dyn Sink) -> (ScanReport, Option<TextsOnDisk>) {
+        // Listing the files and reading the index do not depend on each other.
+        let mut stats = ScanStats::default();
+        tmpdbg("run start");
+        let (listing, mut index) = rayon::join(
+            || {
+                let l = locate::list_files(&self.root, scope);
+                tmpdbg("listed");
+                l
+            },
+            || {
+                let i = self.load_index(&mut stats, self.texts && !sink.defers_texts());
+                tmpdbg("index loaded");
+                i
+            },
+        );
+        stats.files = listing.files.len();
         let mut warnings = listing.warnings;
-        let mut index = self.load_index(&mut stats);
         let plan = plan(&listing.files, &mut index, scope, &listing.dirs, &mut stats);
+        tmpdbg("planned");
         let filter = ScopeFilter::new(scope);
         let total = listing.files.len();
         let mut records: Vec<Record> = plan.unchanged;
+        let unchanged = records.len();
+        let mut deferred = None;
         if sink.wants_found() {
-            sink.found(self.summaries(records.iter(), &filter));
+            if plan.changed {
+                // The records are written to the index again below.
+                sink.found(self.summaries(records.iter(), &filter));
+            } else {
+                // Nothing to read, nothing to write: the summaries take the records' strings.
+                deferred = index.defer_texts(&records).filter(|_| self.texts);
+                let found = self.take_summaries(std::mem::take(&mut records), &filter);
+                tmpdbg("summaries made");
+                sink.found(found);
+                tmpdbg("summaries sent");
+            }
         }
-        sink.progress(records.len(), total);
+        sink.progress(unchanged, total);
         let (scanned, scan_warnings) =
-            self.scan_files(plan.to_scan, records.len(), total, &filter, sink, &mut stats);
+            self.scan_files(plan.to_scan, unchanged, total, &filter, sink, &mut stats);
         warnings.extend(scan_warnings);
         records.extend(scanned);
         if plan.changed {
             self.save_index(&mut index, scope, &listing.dirs, &records, &mut stats, &mut warnings);
         }
-        let mut sessions = self.take_summaries(records, &filter);
-        sort_recent(&mut sessions);
-        ScanReport { sessions, warnings, stats }
+        let sessions = if sink.wants_found() {
+            Vec::new()
+        } else {
+            let mut sessions = self.take_summaries(records, &filter);
+            sort_recent(&mut sessions);
+            sessions
+        };
+        (ScanReport { sessions, warnings, stats }, deferred)
     }
 
-    fn load_index(&self, stats: &mut ScanStats) -> Index {
+    fn load_index(&self, stats: &mut ScanStats, texts: bool) -> Index {
         let Some(path) = &self.index_file else {
             return Index::default();
         };
         if !path.exists() {
             return Index::default();
         }
-        match Index::load(path, self.texts) {
+        match Index::load(path, texts) {
             Ok(index) => {
                 stats.index_loaded = true;
                 index
@@ -352,7 +507,9 @@ fn plan(
             None => Reuse::Rescan,
         })
         .collect();
+    tmpdbg("plan classified");
     let listed: FastSet<&OsStr> = files.iter().map(|c| c.path.as_os_str()).collect();
+    tmpdbg("plan listed set");
     let gone =
         index.records.values().any(|r| !listed.contains(r.path.as_os_str()) && is_gone(r, scope, dirs));
     let changed = gone || decisions.iter().any(|d| !matches!(d, Reuse::Unchanged));
@@ -364,6 +521,7 @@ fn plan(
         index.records.clear();
         decisions.iter_mut().for_each(|d| *d = Reuse::Rescan);
     }
+    tmpdbg("plan gone checked");
     let mut plan = Plan { unchanged: Vec::new(), to_scan: Vec::new(), changed };
     for (cand, reuse) in files.iter().zip(decisions) {
         let record = index.records.remove(cand.path.as_os_str());
@@ -464,6 +622,10 @@ impl ScopeFilter {
 trait Sink: Sync {
     fn progress(&self, done: usize, total: usize);
     fn wants_found(&self) -> bool;
+    /// The sessions the index answers may come without their texts.
+    fn defers_texts(&self) -> bool {
+        false
+    }
     fn found(&self, sessions: Vec<SessionSummary>);
     fn cancelled(&self) -> bool;
 }
@@ -486,6 +648,7 @@ impl Sink for Progress<'_> {
 struct Channel {
     tx: Mutex<Sender<ScanEvent>>,
     closed: AtomicBool,
+    defer_texts: bool,
 }
 
 impl Channel {
@@ -503,6 +666,9 @@ impl Sink for Channel {
     }
     fn wants_found(&self) -> bool {
         true
+    }
+    fn defers_texts(&self) -> bool {
+        self.defer_texts
     }
     fn found(&self, sessions: Vec<SessionSummary>) {
         if !sessions.is_empty() {

@@ -323,7 +323,7 @@ impl Scanner {
     /// Continue a scan at `from.offset` with the state found up to there. The caller checks that
     /// the bytes before the offset are unchanged (see [`super::index`]).
     pub fn scan_from(&mut self, path: &Path, from: Resume) -> io::Result<FileScan> {
-        let mut file = File::open(path)?;
+        let mut file = crate::session::content::open_regular(path)?;
         self.scan_reader(&mut file, from)
     }
 

@@ -26,24 +26,27 @@
 //! keeps the list order, Recent keeps it too and only filters, Relevance and Threaded-with-a-query
 //! sort by score ascending, ties by `modified` newest first.
 //!
-//! **Speed**: [`SearchIndex`] lower-cases every field once; one keystroke matches all sessions in
-//! parallel with one prepared substring finder per token.
+//! **Speed**: [`SearchIndex`] lower-cases every field once (the displayed title too, for its
+//! highlights); one keystroke matches all sessions in parallel with one prepared substring finder
+//! per token. Phrases are matched across whitespace runs of the lower-case text, so no
+//! whitespace-collapsed copy is built; an ASCII fuzzy token is tested as a subsequence of a field
+//! before pi's fuzzy scoring runs on it.
 
 use std::ops::Range;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use memchr::memmem::Finder;
 use rayon::prelude::*;
 use regex::Regex;
 
-use super::SessionSummary;
 use super::display::display_title;
-use super::fuzzy::{fuzzy_match, fuzzy_match_lower, to_lower_utf16};
+use super::fuzzy::fuzzy_match_lower;
 use super::js;
 use super::jsregex;
 use super::locate::canonical_key;
 use super::thread::{self, Node};
+use super::{SessionSummary, SessionTexts};
 
 const TIER_NAME: f64 = 0.0;
 const TIER_TEXT: f64 = 1_000_000.0;
@@ -200,45 +203,94 @@ pub fn filter_and_sort(sessions: &[SessionSummary], query: &str, sort: SortMode,
 pub struct SearchIndex {
     items: Vec<Haystack>,
     nodes: OnceLock<Vec<Node>>,
+    /// Texts kept apart from the summaries (see [`SearchIndex::with_texts`]).
+    texts: Option<Arc<SessionTexts>>,
 }
 
+/// One session's searched fields, lower case (as `str::to_lowercase`, see [`lowercase`]) and, where
+/// pi's fuzzy match wants code units, in UTF-16.
 struct Haystack {
     id: String,
     name: Option<String>,
     name16: Vec<u16>,
     text: String,
     text_ascii: bool,
+    /// An ASCII needle's match in `text` is at the same bytes of the original (see [`lowercase`]).
+    text_plain: bool,
+    /// Where the original text is in the index's [`SessionTexts`]; `None`: in the summary.
+    text_slot: Option<usize>,
     cwd: String,
     cwd16: Vec<u16>,
-    norm: OnceLock<Normalized>,
+    /// [`display_title`], for the title's highlights.
+    title: String,
+    title_ascii: bool,
+    title_plain: bool,
+    title_lower: String,
+    title16: Vec<u16>,
 }
 
-/// Whitespace-collapsed lower-case fields, for phrases (built on the first phrase).
-struct Normalized {
-    name: String,
-    text: String,
-    cwd: String,
+impl Haystack {
+    fn new(s: &SessionSummary, text: &str, text_slot: Option<usize>) -> Haystack {
+        let name = s.name.as_deref().map(lowercase);
+        let cwd = lowercase(&s.cwd);
+        let title = display_title(s);
+        let (title_lower, title_plain) = lowercase_plain(&title);
+        let (lower_text, text_plain) = lowercase_plain(text);
+        Haystack {
+            id: lowercase(&s.id),
+            name16: name.as_deref().map(|n| n.encode_utf16().collect()).unwrap_or_default(),
+            name,
+            text: lower_text,
+            text_ascii: text.is_ascii(),
+            text_plain,
+            text_slot,
+            cwd16: cwd.encode_utf16().collect(),
+            cwd,
+            title16: title_lower.encode_utf16().collect(),
+            title_ascii: title.is_ascii(),
+            title_plain,
+            title_lower,
+            title,
+        }
+    }
 }
 
 impl SearchIndex {
     pub fn new(sessions: &[SessionSummary]) -> SearchIndex {
-        let items = sessions
-            .par_iter()
-            .map(|s| {
-                let name = s.name.as_deref().map(str::to_lowercase);
-                Haystack {
-                    id: s.id.to_lowercase(),
-                    name16: name.as_deref().map(|n| n.encode_utf16().collect()).unwrap_or_default(),
-                    name,
-                    text: s.all_messages_text.to_lowercase(),
-                    text_ascii: s.all_messages_text.is_ascii(),
-                    cwd16: to_lower_utf16(&s.cwd),
-                    cwd: s.cwd.to_lowercase(),
-                    norm: OnceLock::new(),
-                }
-            })
-            .collect();
-        SearchIndex { items, nodes: OnceLock::new() }
+        SearchIndex::with_texts(sessions, None, true)
+    }
+
+    /// The index of `sessions`, taking the text of a session from `texts` (by path) when it is
+    /// there, else from its summary: for summaries listed without their texts
+    /// ([`super::DeferredTexts`]). `parallel`: on every core, else on the calling thread alone (a
+    /// background build that leaves the other cores to the screen).
+    pub fn with_texts(
+        sessions: &[SessionSummary],
+        texts: Option<Arc<SessionTexts>>,
+        parallel: bool,
+    ) -> SearchIndex {
+        let build = |s: &SessionSummary| {
+            let slot = texts.as_ref().and_then(|t| t.position(&s.path));
+            let text = match (&texts, slot) {
+                (Some(t), Some(slot)) => t.text(slot),
+                _ => s.all_messages_text.as_str(),
+            };
+            Haystack::new(s, text, slot)
+        };
+        let items = if parallel {
+            sessions.par_iter().map(build).collect()
+        } else {
+            sessions.iter().map(build).collect()
+        };
+        SearchIndex { items, nodes: OnceLock::new(), texts }
+    }
+
+    /// The text searched for session `i` (`s`), as written.
+    fn original_text<'a>(&'a self, i: usize, s: &'a SessionSummary) -> &'a str {
+        match (&self.texts, self.items[i].text_slot) {
+            (Some(texts), Some(slot)) => texts.text(slot),
+            _ => &s.all_messages_text,
+        }
     }
 
     /// [`SearchIndex::search`], with an invalid query giving no rows (as in pi).
@@ -261,26 +313,55 @@ impl SearchIndex {
         sort: SortMode,
         named: bool,
     ) -> Result<Vec<Row>, QueryError> {
+        self.search_with(sessions, query, sort, named, true).map(|(rows, _)| rows)
+    }
+
+    /// [`SearchIndex::search`] without the match positions (every row's `matches` is empty), for a
+    /// list that highlights only the rows it shows: with the prepared query to find a row's title
+    /// matches by ([`SearchIndex::title_hits`]); `None` for an empty query.
+    pub fn search_unmarked(
+        &self,
+        sessions: &[SessionSummary],
+        query: &str,
+        sort: SortMode,
+        named: bool,
+    ) -> Result<(Vec<Row>, Option<PreparedQuery>), QueryError> {
+        self.search_with(sessions, query, sort, named, false)
+    }
+
+    /// Where `query` occurs in the displayed title of session `index`: what [`Matches::title`]
+    /// holds for its row.
+    pub fn title_hits(&self, index: usize, query: &PreparedQuery) -> Vec<Range<usize>> {
+        self.items.get(index).map(|item| item.title_hits(&query.0)).unwrap_or_default()
+    }
+
+    fn search_with(
+        &self,
+        sessions: &[SessionSummary],
+        query: &str,
+        sort: SortMode,
+        named: bool,
+        marks: bool,
+    ) -> Result<(Vec<Row>, Option<PreparedQuery>), QueryError> {
         let subset: Vec<usize> = (0..sessions.len())
             .filter(|&i| !named || sessions[i].name.as_deref().is_some_and(|n| !js::trim(n).is_empty()))
             .collect();
         if js::trim(query).is_empty() {
-            return Ok(match sort {
+            let rows = match sort {
                 SortMode::Threaded => self.tree(sessions, &subset),
                 _ => subset.into_iter().map(flat_row).collect(),
-            });
+            };
+            return Ok((rows, None));
         }
-        let query = parse_query(query)?;
-        let prepared = Prepared::new(&query);
+        let prepared = PreparedQuery::new(query)?;
+        let q = &prepared.0;
         let mut rows: Vec<Row> = subset
             .par_iter()
             .filter_map(|&i| {
-                let (score, fields) = self.items[i].matches(&sessions[i], &prepared)?;
-                Some(Row {
-                    matches: Matches { title: title_hits(&sessions[i], &prepared), fields },
-                    score,
-                    ..flat_row(i)
-                })
+                let (s, item) = (&sessions[i], &self.items[i]);
+                let (score, fields) = item.matches(s, self.original_text(i, s), q, marks)?;
+                let title = if marks { item.title_hits(q) } else { Vec::new() };
+                Some(Row { matches: Matches { title, fields }, score, ..flat_row(i) })
             })
             .collect();
         if sort != SortMode::Recent {
@@ -290,7 +371,7 @@ impl SearchIndex {
                     .then(sessions[b.index].modified_ms.cmp(&sessions[a.index].modified_ms))
             });
         }
-        Ok(rows)
+        Ok((rows, Some(prepared)))
     }
 
     fn tree(&self, sessions: &[SessionSummary], subset: &[usize]) -> Vec<Row> {
@@ -321,6 +402,22 @@ fn flat_row(index: usize) -> Row {
     Row { index, score: 0.0, depth: 0, depth_prefix: String::new(), matches: Matches::default() }
 }
 
+/// A query parsed once and ready to run, for [`SearchIndex::title_hits`].
+pub struct PreparedQuery(Prepared);
+
+impl PreparedQuery {
+    /// Parse `query` (see [`parse_query`]).
+    pub fn new(query: &str) -> Result<PreparedQuery, QueryError> {
+        Ok(PreparedQuery(Prepared::new(&parse_query(query)?)))
+    }
+}
+
+impl std::fmt::Debug for PreparedQuery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PreparedQuery")
+    }
+}
+
 /// A query ready to run: lower-cased tokens with their substring finders.
 enum Prepared {
     Tokens(Vec<PreparedToken>),
@@ -328,45 +425,194 @@ enum Prepared {
 }
 
 struct PreparedToken {
-    /// The token as typed (fuzzy matching lower-cases it itself).
-    raw: String,
-    /// Lower case (fuzzy) or normalized (phrase).
+    /// Lower case (fuzzy; also what pi's fuzzy match compares) or normalized (phrase).
     needle: String,
     finder: Finder<'static>,
     phrase: bool,
+    /// A phrase's words after the first (its single spaces split it), matched across whitespace
+    /// runs by [`PreparedToken::find_phrase`]; the first word is `first`.
+    rest_words: Vec<String>,
+    first: Finder<'static>,
+    /// A fuzzy needle whose subsequence test can go byte by byte over the lower-case UTF-8 text (an
+    /// ASCII needle with no letters-digits swapped form).
+    subsequence_prefilter: bool,
+    needle_ascii: bool,
     /// Finds the token in an original (not lower-cased, not normalized) field, for its position.
     locator: Option<Regex>,
 }
 
 impl PreparedToken {
-    fn new(raw: String, needle: String, phrase: bool) -> PreparedToken {
+    fn new(needle: String, phrase: bool) -> PreparedToken {
         let words: Vec<String> = needle.split(' ').map(regex::escape).collect();
         let pattern = words.join(r"[\s\x{FEFF}]+");
+        let mut split = needle.split(' ');
+        let first = split.next().unwrap_or_default();
+        let rest_words: Vec<String> = if phrase { split.map(str::to_string).collect() } else { Vec::new() };
+        let alnum = needle.bytes().all(|b| b.is_ascii_alphanumeric());
+        let swappable = alnum
+            && needle.bytes().any(|b| b.is_ascii_digit())
+            && needle.bytes().any(|b| !b.is_ascii_digit());
         PreparedToken {
             finder: Finder::new(needle.as_bytes()).into_owned(),
+            first: Finder::new(if phrase { first } else { &needle }).into_owned(),
+            rest_words,
+            subsequence_prefilter: needle.is_ascii() && !swappable,
+            needle_ascii: needle.is_ascii(),
             locator: regex::RegexBuilder::new(&pattern).case_insensitive(true).build().ok(),
-            raw,
             needle,
             phrase,
         }
     }
 
-    /// The hit for a match at byte `at` of the searched (lower-cased, for phrases also
-    /// normalized) form of `original`. ASCII literals map one to one; otherwise the locator finds
+    /// The hit for a match at byte `at()` of the searched (lower-cased, for phrases also
+    /// normalized) form of `original`. Literals in an ASCII original map one to one (`ascii`; also
+    /// an ASCII needle in a plain original, see [`lowercase_plain`]); otherwise the locator finds
     /// the first occurrence in the original, falling back to walking the text.
-    fn hit(&self, field: Field, original: &str, ascii: bool, at: usize) -> FieldHit {
+    fn hit(&self, field: Field, original: &str, ascii: bool, at: impl FnOnce() -> usize) -> FieldHit {
         let len = self.needle.len();
         let range = if ascii && !self.phrase {
+            let at = at();
             at..at + len
         } else {
             self.locator
                 .as_ref()
                 .and_then(|re| re.find(original))
                 .map(|m| m.range())
-                .unwrap_or_else(|| map_range(original, at, len, self.phrase))
+                .unwrap_or_else(|| map_range(original, at(), len, self.phrase))
         };
         FieldHit { field, range }
     }
+
+    /// Where this phrase first occurs in `js::collapse_whitespace(lower)`, found without building
+    /// that string: the byte in `lower` where the occurrence starts (see [`normalized_offset`]). The
+    /// words must follow each other across one whitespace run each; the first may end a word of
+    /// `lower` and the last may begin one, as in a substring search of the collapsed text.
+    fn find_phrase(&self, lower: &str) -> Option<usize> {
+        if self.rest_words.is_empty() {
+            return self.finder.find(lower.as_bytes());
+        }
+        let bytes = lower.as_bytes();
+        let first_len = self.first.needle().len();
+        let mut from = 0;
+        while let Some(found) = self.first.find(&bytes[from..]) {
+            let start = from + found;
+            if self.rest_follows(lower, start + first_len) {
+                return Some(start);
+            }
+            from = start + 1;
+        }
+        None
+    }
+
+    /// Whether the words after the first follow at byte `at` of `lower`, each after a whitespace
+    /// run.
+    fn rest_follows(&self, lower: &str, mut at: usize) -> bool {
+        for word in &self.rest_words {
+            let rest = &lower[at..];
+            let run = rest.char_indices().find(|&(_, c)| !js::is_js_space(c)).map_or(rest.len(), |(i, _)| i);
+            if run == 0 || !rest[run..].starts_with(word.as_str()) {
+                return false;
+            }
+            at += run + word.len();
+        }
+        true
+    }
+
+    /// Whether a literal match of this token in a field maps one to one onto the original field
+    /// (see [`PreparedToken::hit`]).
+    fn maps_plainly(&self, ascii: bool, plain: bool) -> bool {
+        ascii || (self.needle_ascii && plain)
+    }
+
+    /// Whether pi's fuzzy match of this token can succeed on a field whose lower case is `lower`
+    /// (`false` only when it cannot).
+    fn may_fuzzy_match(&self, lower: &str) -> bool {
+        !self.subsequence_prefilter || is_subsequence(self.needle.as_bytes(), lower.as_bytes())
+    }
+}
+
+/// Whether `needle` is a subsequence of `hay`. For an ASCII needle over UTF-8 text this is the same
+/// test over UTF-16 code units (an ASCII byte only equals an ASCII character).
+fn is_subsequence(needle: &[u8], hay: &[u8]) -> bool {
+    let mut at = 0;
+    for &b in needle {
+        match memchr::memchr(b, &hay[at..]) {
+            Some(i) => at += i + 1,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The byte offset in `js::collapse_whitespace(s)` of the character at byte `at` of `s` (a
+/// character that is not whitespace).
+fn normalized_offset(s: &str, at: usize) -> usize {
+    let mut offset = 0;
+    let mut pending_space = false;
+    for c in s[..at].chars() {
+        if js::is_js_space(c) {
+            pending_space = offset > 0;
+        } else {
+            offset += usize::from(pending_space) + c.len_utf8();
+            pending_space = false;
+        }
+    }
+    offset + usize::from(pending_space)
+}
+
+/// `s.to_lowercase()`.
+fn lowercase(s: &str) -> String {
+    lowercase_plain(s).0
+}
+
+/// `s.to_lowercase()`, faster on mostly-ASCII text: ASCII runs are lower-cased in bulk, every
+/// other character as `to_lowercase` does it. A text with a capital sigma (whose lower case depends
+/// on the characters around it) goes through `to_lowercase` itself.
+///
+/// Also whether `s` is *plain*: every character's lower case has its length in bytes, and none is
+/// `ſ` (U+017F). In a plain text a case-insensitive match of an ASCII literal (the locator regex)
+/// is exactly where the literal occurs in the lower case, at the same bytes: the characters
+/// case-equivalent to ASCII letters are ASCII letters, `K` (U+212A, whose lower case is shorter)
+/// and `ſ`; and a lower case that holds ASCII comes from ASCII, `K` or `İ` (longer lower case).
+fn lowercase_plain(s: &str) -> (String, bool) {
+    if s.is_ascii() {
+        return (s.to_ascii_lowercase(), true);
+    }
+    let same_len = |c: char| c != 'ſ' && c.to_lowercase().map(char::len_utf8).sum::<usize>() == c.len_utf8();
+    if s.contains('Σ') {
+        return (s.to_lowercase(), s.chars().all(same_len));
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut plain = true;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let ascii = ascii_prefix_len(rest.as_bytes());
+        let start = out.len();
+        out.push_str(&rest[..ascii]);
+        out[start..].make_ascii_lowercase();
+        rest = &rest[ascii..];
+        let mut other = 0;
+        for c in rest.chars().take_while(|c| !c.is_ascii()) {
+            let before = out.len();
+            out.extend(c.to_lowercase());
+            plain &= c != 'ſ' && out.len() - before == c.len_utf8();
+            other += c.len_utf8();
+        }
+        rest = &rest[other..];
+    }
+    (out, plain)
+}
+
+/// How many bytes at the start of `b` are ASCII.
+fn ascii_prefix_len(b: &[u8]) -> usize {
+    let mut i = 0;
+    while let Some(word) = b.get(i..i + 8) {
+        if u64::from_le_bytes(word.try_into().unwrap_or_default()) & 0x8080_8080_8080_8080 != 0 {
+            break;
+        }
+        i += 8;
+    }
+    i + b[i..].iter().take_while(|c| c.is_ascii()).count()
 }
 
 impl Prepared {
@@ -377,11 +623,11 @@ impl Prepared {
                 tokens
                     .iter()
                     .filter_map(|t| {
-                        let (raw, needle, phrase) = match t {
-                            Token::Fuzzy(v) => (v.clone(), v.to_lowercase(), false),
-                            Token::Phrase(v) => (v.clone(), js::normalize_whitespace_lower(v), true),
+                        let (needle, phrase) = match t {
+                            Token::Fuzzy(v) => (v.to_lowercase(), false),
+                            Token::Phrase(v) => (js::normalize_whitespace_lower(v), true),
                         };
-                        (!needle.is_empty()).then(|| PreparedToken::new(raw, needle, phrase))
+                        (!needle.is_empty()).then(|| PreparedToken::new(needle, phrase))
                     })
                     .collect(),
             ),
@@ -390,16 +636,29 @@ impl Prepared {
 }
 
 impl Haystack {
-    /// pi's `matchSession`: the total score and the hits, or `None`.
-    fn matches(&self, s: &SessionSummary, q: &Prepared) -> Option<(f64, Vec<FieldHit>)> {
+    /// pi's `matchSession` (`text`: the session's text as written): the total score and, with
+    /// `marks`, the hits; or `None`.
+    fn matches(
+        &self,
+        s: &SessionSummary,
+        text: &str,
+        q: &Prepared,
+        marks: bool,
+    ) -> Option<(f64, Vec<FieldHit>)> {
         match q {
-            Prepared::Regex(re) => self.match_regex(s, re).map(|hit| (tier_of(hit.field), vec![hit])),
+            Prepared::Regex(re) => {
+                let (field, hit) = self.match_regex(s, text, re, marks)?;
+                Some((tier_of(field), hit.into_iter().collect()))
+            }
             Prepared::Tokens(tokens) => {
                 let mut total = 0.0;
-                let mut hits = Vec::with_capacity(tokens.len());
+                let mut hits = Vec::with_capacity(if marks { tokens.len() } else { 0 });
                 for t in tokens {
-                    let (score, found) =
-                        if t.phrase { self.match_phrase(s, t)? } else { self.match_fuzzy(s, t)? };
+                    let (score, found) = if t.phrase {
+                        self.match_phrase(s, text, t, marks)?
+                    } else {
+                        self.match_fuzzy(s, text, t, marks)?
+                    };
                     total += score;
                     hits.extend(found);
                 }
@@ -408,51 +667,82 @@ impl Haystack {
         }
     }
 
-    fn match_regex(&self, s: &SessionSummary, re: &Regex) -> Option<FieldHit> {
-        let hit = |field: Field, text: &str| re.find(text).map(|m| FieldHit { field, range: m.range() });
+    /// The first field `re` matches in, with the match when `marks`.
+    fn match_regex(
+        &self,
+        s: &SessionSummary,
+        text: &str,
+        re: &Regex,
+        marks: bool,
+    ) -> Option<(Field, Option<FieldHit>)> {
+        let hit = |field: Field, text: &str| match marks {
+            true => re.find(text).map(|m| (field, Some(FieldHit { field, range: m.range() }))),
+            false => re.is_match(text).then_some((field, None)),
+        };
         s.name
             .as_deref()
             .filter(|n| !n.is_empty())
             .and_then(|n| hit(Field::Name, n))
             .or_else(|| hit(Field::Id, &s.id))
-            .or_else(|| hit(Field::Text, &s.all_messages_text))
+            .or_else(|| hit(Field::Text, text))
             .or_else(|| hit(Field::Cwd, &s.cwd))
     }
 
     /// pi's `matchLiteralToken` (with the needle already lower case).
-    fn match_literal(&self, s: &SessionSummary, t: &PreparedToken) -> Option<(f64, Vec<FieldHit>)> {
+    fn match_literal(
+        &self,
+        s: &SessionSummary,
+        text: &str,
+        t: &PreparedToken,
+        marks: bool,
+    ) -> Option<(f64, Vec<FieldHit>)> {
         if let Some(name) = &self.name
             && let Some(at) = t.finder.find(name.as_bytes())
         {
             let score = fuzzy_match_lower(&t.needle, &self.name16).map_or(0.0, |m| m.score);
             let original = s.name.as_deref().unwrap_or("");
-            let hit = t.hit(Field::Name, original, original.is_ascii(), at);
-            return Some((TIER_NAME + score, vec![hit]));
+            let hits = marks.then(|| t.hit(Field::Name, original, original.is_ascii(), || at));
+            return Some((TIER_NAME + score, hits.into_iter().collect()));
         }
         let fields = [
             (Field::Id, &self.id, s.id.as_str(), s.id.is_ascii()),
-            (Field::Text, &self.text, s.all_messages_text.as_str(), self.text_ascii),
+            (Field::Text, &self.text, text, t.maps_plainly(self.text_ascii, self.text_plain)),
             (Field::Cwd, &self.cwd, s.cwd.as_str(), s.cwd.is_ascii()),
         ];
         fields.into_iter().find_map(|(field, lower, original, ascii)| {
-            t.finder.find(lower.as_bytes()).map(|at| (TIER_TEXT, vec![t.hit(field, original, ascii, at)]))
+            let at = t.finder.find(lower.as_bytes())?;
+            let hits = marks.then(|| t.hit(field, original, ascii, || at));
+            Some((TIER_TEXT, hits.into_iter().collect()))
         })
     }
 
     /// pi's `matchFuzzyToken`.
-    fn match_fuzzy(&self, s: &SessionSummary, t: &PreparedToken) -> Option<(f64, Vec<FieldHit>)> {
-        if let Some(found) = self.match_literal(s, t) {
+    fn match_fuzzy(
+        &self,
+        s: &SessionSummary,
+        text: &str,
+        t: &PreparedToken,
+        marks: bool,
+    ) -> Option<(f64, Vec<FieldHit>)> {
+        if let Some(found) = self.match_literal(s, text, t, marks) {
             return Some(found);
         }
         let mut best: Option<(f64, Field, Vec<usize>)> = None;
-        for (field, text16) in [(Field::Name, &self.name16), (Field::Cwd, &self.cwd16)] {
-            if let Some(m) = fuzzy_match_lower(&t.raw.to_lowercase(), text16)
+        let name = self.name.as_deref().unwrap_or("");
+        for (field, lower, text16) in
+            [(Field::Name, name, &self.name16), (Field::Cwd, &self.cwd, &self.cwd16)]
+        {
+            if t.may_fuzzy_match(lower)
+                && let Some(m) = fuzzy_match_lower(&t.needle, text16)
                 && best.as_ref().is_none_or(|(b, _, _)| m.score < *b)
             {
                 best = Some((m.score, field, m.positions));
             }
         }
         let (score, field, positions) = best?;
+        if !marks {
+            return Some((TIER_FUZZY + score, Vec::new()));
+        }
         let original = match field {
             Field::Name => s.name.as_deref().unwrap_or(""),
             _ => s.cwd.as_str(),
@@ -464,28 +754,73 @@ impl Haystack {
         Some((TIER_FUZZY + score, hits))
     }
 
-    /// pi's `matchPhraseToken`.
-    fn match_phrase(&self, s: &SessionSummary, t: &PreparedToken) -> Option<(f64, Vec<FieldHit>)> {
-        let norm = self.norm.get_or_init(|| Normalized {
-            name: js::collapse_whitespace(self.name.as_deref().unwrap_or("")),
-            text: js::collapse_whitespace(&self.text),
-            cwd: js::collapse_whitespace(&self.cwd),
-        });
-        if let Some(at) = t.finder.find(norm.name.as_bytes()) {
-            let name16: Vec<u16> = norm.name.encode_utf16().collect();
+    /// pi's `matchPhraseToken` (over the whitespace-collapsed fields, see
+    /// [`PreparedToken::find_phrase`]).
+    fn match_phrase(
+        &self,
+        s: &SessionSummary,
+        text: &str,
+        t: &PreparedToken,
+        marks: bool,
+    ) -> Option<(f64, Vec<FieldHit>)> {
+        let hit = |field: Field, original: &str, lower: &str, at: usize| match marks {
+            true => vec![t.hit(field, original, false, || normalized_offset(lower, at))],
+            false => Vec::new(),
+        };
+        if let Some(name) = &self.name
+            && let Some(at) = t.find_phrase(name)
+        {
+            let name16: Vec<u16> = js::collapse_whitespace(name).encode_utf16().collect();
             let score = fuzzy_match_lower(&t.needle, &name16).map_or(0.0, |m| m.score);
-            let hit = t.hit(Field::Name, s.name.as_deref().unwrap_or(""), false, at);
-            return Some((TIER_NAME + score, vec![hit]));
+            return Some((TIER_NAME + score, hit(Field::Name, s.name.as_deref().unwrap_or(""), name, at)));
         }
         if let Some(at) = t.finder.find(self.id.as_bytes()) {
-            let hit = t.hit(Field::Id, &s.id, false, at);
-            return Some((TIER_TEXT, vec![hit]));
+            // The id is searched as it is (not collapsed), so its offset needs no mapping.
+            let hits = marks.then(|| t.hit(Field::Id, &s.id, false, || at));
+            return Some((TIER_TEXT, hits.into_iter().collect()));
         }
-        if let Some(at) = t.finder.find(norm.text.as_bytes()) {
-            return Some((TIER_TEXT, vec![t.hit(Field::Text, &s.all_messages_text, false, at)]));
+        if let Some(at) = t.find_phrase(&self.text) {
+            return Some((TIER_TEXT, hit(Field::Text, text, &self.text, at)));
         }
-        let at = t.finder.find(norm.cwd.as_bytes())?;
-        Some((TIER_TEXT, vec![t.hit(Field::Cwd, &s.cwd, false, at)]))
+        let at = t.find_phrase(&self.cwd)?;
+        Some((TIER_TEXT, hit(Field::Cwd, &s.cwd, &self.cwd, at)))
+    }
+
+    /// Where each token (or the regex) occurs in the row's displayed title.
+    fn title_hits(&self, q: &Prepared) -> Vec<Range<usize>> {
+        let title = self.title.as_str();
+        let mut ranges: Vec<Range<usize>> = Vec::new();
+        match q {
+            Prepared::Regex(re) => ranges.extend(re.find_iter(title).map(|m| m.range())),
+            Prepared::Tokens(tokens) => {
+                let lower = self.title_lower.as_str();
+                for t in tokens {
+                    if t.phrase {
+                        if let Some(at) = t.find_phrase(lower) {
+                            ranges.push(
+                                t.hit(Field::Name, title, false, || normalized_offset(lower, at)).range,
+                            );
+                        }
+                    } else if let Some(at) = t.finder.find(lower.as_bytes()) {
+                        let plainly = t.maps_plainly(self.title_ascii, self.title_plain);
+                        ranges.push(t.hit(Field::Name, title, plainly, || at).range);
+                    } else if t.may_fuzzy_match(lower)
+                        && let Some(m) = fuzzy_match_lower(&t.needle, &self.title16)
+                    {
+                        ranges.extend(positions_to_ranges(title, &m.positions));
+                    }
+                }
+            }
+        }
+        ranges.sort_by_key(|r| r.start);
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+        for r in ranges {
+            match merged.last_mut() {
+                Some(last) if last.end >= r.start => last.end = last.end.max(r.end),
+                _ => merged.push(r),
+            }
+        }
+        merged
     }
 }
 
@@ -529,6 +864,34 @@ fn map_range(original: &str, at: usize, len: usize, collapse: bool) -> Range<usi
 /// UTF-16 positions in `original.to_lowercase()` as byte ranges of `original` (adjacent ones
 /// merged).
 fn positions_to_ranges(original: &str, positions: &[usize]) -> Vec<Range<usize>> {
+    let mut ranges: Vec<Range<usize>> = Vec::new();
+    let mut add = |(s, e): (usize, usize)| match ranges.last_mut() {
+        Some(last) if last.end >= s => last.end = last.end.max(e),
+        _ => ranges.push(s..e),
+    };
+    if original.is_ascii() {
+        // One byte, one character, one lower-case code unit.
+        positions.iter().filter(|&&p| p < original.len()).for_each(|&p| add((p, p + 1)));
+        return ranges;
+    }
+    if positions.is_sorted() {
+        // One walk up to the last position, counting the lower case's code units.
+        let mut wanted = positions.iter().copied().peekable();
+        let mut unit = 0;
+        for (b, c) in original.char_indices() {
+            if wanted.peek().is_none() {
+                break;
+            }
+            unit += match c.is_ascii() {
+                true => 1,
+                false => c.to_lowercase().map(char::len_utf16).sum(),
+            };
+            while wanted.next_if(|&p| p < unit).is_some() {
+                add((b, b + c.len_utf8()));
+            }
+        }
+        return ranges;
+    }
     let mut unit_to_byte = Vec::new();
     for (b, c) in original.char_indices() {
         for l in c.to_lowercase() {
@@ -537,48 +900,12 @@ fn positions_to_ranges(original: &str, positions: &[usize]) -> Vec<Range<usize>>
             }
         }
     }
-    let mut ranges: Vec<Range<usize>> = Vec::new();
     for &p in positions {
-        let Some(&(s, e)) = unit_to_byte.get(p) else { continue };
-        match ranges.last_mut() {
-            Some(last) if last.end >= s => last.end = last.end.max(e),
-            _ => ranges.push(s..e),
+        if let Some(&range) = unit_to_byte.get(p) {
+            add(range);
         }
     }
     ranges
-}
-
-/// Where each token (or the regex) occurs in the row's displayed title.
-fn title_hits(s: &SessionSummary, q: &Prepared) -> Vec<Range<usize>> {
-    let title = display_title(s);
-    let mut ranges: Vec<Range<usize>> = Vec::new();
-    match q {
-        Prepared::Regex(re) => ranges.extend(re.find_iter(&title).map(|m| m.range())),
-        Prepared::Tokens(tokens) => {
-            let lower = title.to_lowercase();
-            for t in tokens {
-                if t.phrase {
-                    let norm = js::collapse_whitespace(&lower);
-                    if let Some(at) = t.finder.find(norm.as_bytes()) {
-                        ranges.push(t.hit(Field::Name, &title, false, at).range);
-                    }
-                } else if let Some(at) = t.finder.find(lower.as_bytes()) {
-                    ranges.push(t.hit(Field::Name, &title, title.is_ascii(), at).range);
-                } else if let Some(m) = fuzzy_match(&t.raw, &title) {
-                    ranges.extend(positions_to_ranges(&title, &m.positions));
-                }
-            }
-        }
-    }
-    ranges.sort_by_key(|r| r.start);
-    let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
-    for r in ranges {
-        match merged.last_mut() {
-            Some(last) if last.end >= r.start => last.end = last.end.max(r.end),
-            _ => merged.push(r),
-        }
-    }
-    merged
 }
 
 #[cfg(test)]
@@ -608,8 +935,135 @@ mod tests {
         let norm = js::normalize_whitespace_lower(s);
         let at = norm.find("x ω").unwrap();
         assert_eq!(&s[map_range(s, at, "x ω".len(), true)], "X  Ω");
-        let t = PreparedToken::new("x  ω".into(), "x ω".into(), true);
-        assert_eq!(&s[t.hit(Field::Text, s, false, at).range], "X  Ω");
+        let t = PreparedToken::new("x ω".into(), true);
+        assert_eq!(&s[t.hit(Field::Text, s, false, || at).range], "X  Ω");
         assert_eq!(positions_to_ranges("aXbc", &[1, 2, 3]), vec![1..4]);
+    }
+
+    /// The characters the properties below build texts from: ASCII, whitespace JavaScript counts
+    /// (and U+0085, which it does not), letters whose lower case is longer or context-dependent.
+    const ALPHABET: &[char] = &[
+        'a', 'b', 'A', 'B', ' ', ' ', '\t', '\n', '\u{a0}', '\u{3000}', '\u{feff}', '\u{85}', 'é', 'É', 'Σ',
+        'σ', 'İ', 'ß', 'ẞ', '😀', 'K', '\u{212a}',
+    ];
+
+    fn text_of(picks: &[usize]) -> String {
+        picks.iter().map(|&i| ALPHABET[i % ALPHABET.len()]).collect()
+    }
+
+    /// The former per-character walk over the whole string.
+    fn positions_to_ranges_reference(original: &str, positions: &[usize]) -> Vec<Range<usize>> {
+        let mut unit_to_byte = Vec::new();
+        for (b, c) in original.char_indices() {
+            for l in c.to_lowercase() {
+                for _ in 0..l.len_utf16() {
+                    unit_to_byte.push((b, b + c.len_utf8()));
+                }
+            }
+        }
+        let mut ranges: Vec<Range<usize>> = Vec::new();
+        for &p in positions {
+            let Some(&(s, e)) = unit_to_byte.get(p) else { continue };
+            match ranges.last_mut() {
+                Some(last) if last.end >= s => last.end = last.end.max(e),
+                _ => ranges.push(s..e),
+            }
+        }
+        ranges
+    }
+
+    /// What [`lowercase_plain`] relies on, over every character: the only non-ASCII characters a
+    /// case-insensitive regex matches for an ASCII letter are `K` (U+212A) and `ſ`, and the only
+    /// non-ASCII characters whose lower case holds ASCII are `K` and `İ` (both change length).
+    #[test]
+    fn ascii_case_equivalents_are_known() {
+        let letter = Regex::new("(?i)^[a-z]$").unwrap();
+        let mut buf = [0u8; 4];
+        for c in (0x80..=0x10ffff).filter_map(char::from_u32) {
+            let s = c.encode_utf8(&mut buf);
+            assert_eq!(letter.is_match(s), matches!(c, '\u{212a}' | 'ſ'), "{c:?}");
+            let ascii_lower = c.to_lowercase().any(|l| l.is_ascii());
+            assert_eq!(ascii_lower, matches!(c, '\u{212a}' | '\u{130}'), "{c:?}");
+        }
+        assert!(!lowercase_plain("Ab\u{212a}").1);
+        assert!(!lowercase_plain("Abſ").1);
+        assert!(lowercase_plain("Ab — é 😀").1);
+    }
+
+    #[test]
+    fn plain_text_hits_are_where_the_locator_finds_them() {
+        let s = vec![SessionSummary {
+            id: "x".into(),
+            all_messages_text: "ÉÉ — the Render TIMEOUT 😀, render timeout".into(),
+            first_message: "ÉÉ — the Render TIMEOUT".into(),
+            ..SessionSummary::default()
+        }];
+        let rows = SearchIndex::new(&s).filter_and_sort(&s, "timeout render", SortMode::Recent, false);
+        let text = &s[0].all_messages_text;
+        let fields: Vec<&str> = rows[0].matches.fields.iter().map(|h| &text[h.range.clone()]).collect();
+        assert_eq!(fields, ["TIMEOUT", "Render"]);
+        let title = display_title(&s[0]);
+        let title_hits: Vec<&str> = rows[0].matches.title.iter().map(|r| &title[r.clone()]).collect();
+        assert_eq!(title_hits, ["Render", "TIMEOUT"]);
+    }
+
+    #[test]
+    fn lowercase_is_to_lowercase() {
+        for s in ["", "ABC def", "ÀÉ Straße İX  Ωmega ΣΑΣ", "AΣ b", "x😀Y", "\u{212a}elvin", "ẞ"]
+        {
+            assert_eq!(lowercase(s), s.to_lowercase(), "{s:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lowercase_matches_std(picks in proptest::collection::vec(0usize..64, 0..40)) {
+            let s = text_of(&picks);
+            proptest::prop_assert_eq!(lowercase(&s), s.to_lowercase());
+        }
+
+        #[test]
+        fn phrases_match_as_in_the_collapsed_text(
+            text in proptest::collection::vec(0usize..64, 0..40),
+            phrase in proptest::collection::vec(0usize..64, 1..8),
+        ) {
+            let original = text_of(&text);
+            let lower = lowercase(&original);
+            // Half of the phrases are cut from the text itself, so they mostly match.
+            let chars: Vec<char> = original.chars().collect();
+            let cut: String = match phrase[0] % 2 {
+                0 if !chars.is_empty() => {
+                    let from = phrase[1 % phrase.len()] % chars.len();
+                    chars[from..].iter().take(phrase.len() * 2).collect()
+                }
+                _ => text_of(&phrase),
+            };
+            let needle = js::normalize_whitespace_lower(&cut);
+            if needle.is_empty() {
+                return Ok(());
+            }
+            let t = PreparedToken::new(needle.clone(), true);
+            let collapsed = js::collapse_whitespace(&lower);
+            let expected = collapsed.find(&needle);
+            let found = t.find_phrase(&lower).map(|at| normalized_offset(&lower, at));
+            proptest::prop_assert_eq!(found, expected, "{:?} in {:?}", needle, lower);
+        }
+
+        #[test]
+        fn ranges_of_positions_are_unchanged(
+            text in proptest::collection::vec(0usize..64, 0..30),
+            positions in proptest::collection::vec(0usize..40, 0..6),
+        ) {
+            let s = text_of(&text);
+            let mut positions = positions;
+            positions.sort_unstable();
+            positions.dedup();
+            proptest::prop_assert_eq!(positions_to_ranges(&s, &positions), positions_to_ranges_reference(&s, &positions));
+            let ascii: String = s.chars().filter(char::is_ascii).collect();
+            proptest::prop_assert_eq!(
+                positions_to_ranges(&ascii, &positions),
+                positions_to_ranges_reference(&ascii, &positions)
+            );
+        }
     }
 }

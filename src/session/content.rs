@@ -11,9 +11,21 @@ use serde_json::Value;
 
 use super::line::{has_lone_surrogate_escape, replace_lone_surrogates};
 
+/// Open `path` for reading only if it is a regular file. A FIFO, a device or a folder in a
+/// session's place would otherwise block the reader forever or read endlessly; the file is opened
+/// without blocking (which changes nothing for a regular file) and checked before any read.
+pub fn open_regular(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok(file)
+}
+
 /// Read the bytes of `span` from `path`.
 pub fn read_span(path: &Path, span: &Range<u64>) -> Result<Vec<u8>> {
-    let mut file = File::open(path).wrap_err_with(|| format!("cannot open {}", path.display()))?;
+    let mut file = open_regular(path).wrap_err_with(|| format!("cannot open {}", path.display()))?;
     file.seek(SeekFrom::Start(span.start))?;
     let mut buf = vec![0; (span.end - span.start) as usize];
     file.read_exact(&mut buf)

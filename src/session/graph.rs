@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 
 use super::entry::{Entry, Kind};
+use super::line::js_trim;
 
 /// Index of an entry in [`crate::session::parse::ParsedFile::entries`].
 pub type Ix = u32;
@@ -177,7 +178,8 @@ impl Graph {
         &self.labels
     }
 
-    /// The session name: the latest `session_info` entry's name, trimmed; empty clears it.
+    /// The session name: the latest `session_info` entry's name, trimmed as JavaScript trims (U+FEFF
+    /// is whitespace, U+0085 is not); empty clears it.
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
     }
@@ -300,7 +302,7 @@ fn labels_and_name(entries: &[Entry]) -> (IndexMap<String, Label>, Option<String
                 labels.shift_remove(target_id);
             }
             Kind::SessionInfo { name: n } => {
-                name = n.as_deref().map(str::trim).filter(|n| !n.is_empty()).map(str::to_string);
+                name = n.as_deref().map(js_trim).filter(|n| !n.is_empty()).map(str::to_string);
             }
             _ => {}
         }

@@ -16,8 +16,11 @@ pub enum Line {
     Blank,
     /// Not JSON at all (or cut off).
     Malformed,
-    /// JSON, but not an object (`null`, `42`, `"x"`, `[]`).
+    /// JSON, but not an object (`42`, `"x"`, `[]`, `true`).
     NotAnObject,
+    /// A falsy JSON value (`null`, `false`, `0`, `""`), which pi skips like a blank line, even
+    /// before the header.
+    Falsy,
     /// An object with `type: "session"`.
     Header(Box<HeaderLine>),
     /// An object without a string `id`: junk in a v3 file, an ordinary entry in a v1 file (which
@@ -70,6 +73,7 @@ fn parse_unusual(text: &str, line_no: u32, span: std::ops::Range<u64>) -> Line {
     };
     let mut value = match serde_json::from_str::<serde_json::Value>(text) {
         Ok(serde_json::Value::Object(map)) => serde_json::Value::Object(map),
+        Ok(v) if is_falsy(&v) => return Line::Falsy,
         Ok(_) => return Line::NotAnObject,
         Err(_) => return Line::Malformed,
     };
@@ -78,6 +82,28 @@ fn parse_unusual(text: &str, line_no: u32, span: std::ops::Range<u64>) -> Line {
     match serde_json::from_str::<RawLine>(&normalized) {
         Ok(raw) => build(raw, line_no, span),
         Err(_) => Line::Malformed,
+    }
+}
+
+/// JavaScript's `WhiteSpace` and `LineTerminator` set (what `trim()` strips and `\s` matches). It
+/// differs from Rust's `char::is_whitespace` in two places: U+FEFF is JS whitespace, U+0085 is not.
+pub fn is_js_space(c: char) -> bool {
+    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
+}
+
+/// `String.prototype.trim()`, which pi applies to session names.
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
+/// JavaScript's falsiness, for the values `JSON.parse` can produce.
+fn is_falsy(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Null => true,
+        serde_json::Value::Bool(b) => !b,
+        serde_json::Value::Number(n) => n.as_f64() == Some(0.0),
+        serde_json::Value::String(s) => s.is_empty(),
+        _ => false,
     }
 }
 

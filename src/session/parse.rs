@@ -5,7 +5,6 @@
 //! held in memory as text.
 
 use std::collections::HashSet;
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -132,19 +131,26 @@ impl From<std::io::Error> for ParseError {
 /// Block size for streaming; a longer line simply grows the buffer.
 const BLOCK: usize = 8 << 20;
 
-/// Read and parse a session file.
+/// Read and parse a session file (a regular file: anything else is an error, never a wait).
 pub fn parse_file(path: &Path) -> Result<ParsedFile, ParseError> {
-    let file = File::open(path)?;
+    let file = super::content::open_regular(path)?;
+    let block = block_for(file.metadata()?.len());
     let mut state = Builder::default();
-    read_lines(file, |lines| state.push_all(lines))?;
+    read_lines(file, block, |lines| state.push_all(lines))?;
     state.finish(path.to_path_buf())
 }
 
 /// Parse a session held in memory (tests, the library's in-memory sessions).
 pub fn parse_bytes(bytes: &[u8], path: PathBuf) -> Result<ParsedFile, ParseError> {
     let mut state = Builder::default();
-    read_lines(bytes, |lines| state.push_all(lines))?;
+    read_lines(bytes, block_for(bytes.len() as u64), |lines| state.push_all(lines))?;
     state.finish(path)
+}
+
+/// The read size for `len` bytes: all of them (and one more, to see the end) when they fit in
+/// [`BLOCK`], so a small session does not cost an 8 MB buffer.
+fn block_for(len: u64) -> usize {
+    usize::try_from(len).map_or(BLOCK, |len| len.saturating_add(1).clamp(4096, BLOCK))
 }
 
 /// One physical line and where it is.
@@ -154,16 +160,20 @@ struct RawLine<'a> {
     number: u32,
 }
 
-/// Stream `reader` in blocks; hand each block's complete lines, parsed in parallel, to `sink`.
-fn read_lines<R: Read>(mut reader: R, mut sink: impl FnMut(LineBatch)) -> Result<(), ParseError> {
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
+/// Stream `reader` in blocks of `block` bytes; hand each block's complete lines, parsed in parallel, to `sink`.
+fn read_lines<R: Read>(
+    mut reader: R,
+    block: usize,
+    mut sink: impl FnMut(LineBatch),
+) -> Result<(), ParseError> {
+    let mut buf: Vec<u8> = Vec::with_capacity(block);
     let mut offset: u64 = 0; // file offset of buf[0]
     let mut line_no: u32 = 0;
     let mut facts = FileFacts::default();
     let mut last_byte = None;
     loop {
         let filled = buf.len();
-        buf.resize(filled + BLOCK, 0);
+        buf.resize(filled + block.max(filled), 0); // a long line doubles the buffer
         let n = read_full(&mut reader, &mut buf[filled..])?;
         buf.truncate(filled + n);
         if n > 0 {
@@ -257,7 +267,7 @@ impl Builder {
             Line::Blank => {}
             Line::Malformed => self.damage(number, DamageKind::Malformed),
             Line::NotAnObject if self.header.is_none() => self.reject(number),
-            Line::NotAnObject => self.damage(number, DamageKind::NotAnObject),
+            Line::NotAnObject | Line::Falsy => self.damage(number, DamageKind::NotAnObject),
             Line::Header(h) if self.header.is_none() => self.header = Some(header(*h, number)),
             Line::Header(_) => self.damage(number, DamageKind::ExtraHeader),
             _ if self.header.is_none() => self.reject(number),

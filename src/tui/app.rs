@@ -23,7 +23,7 @@ use super::keymap::{Action as Key, Keybindings};
 use super::picker::draw as picker_draw;
 use super::picker::keys::command_for;
 use super::picker::preview::{self, Preview};
-use super::picker::source::{BuiltIndex, Found};
+use super::picker::source::{BuiltIndex, Found, SearchTexts};
 use super::picker::state::{self as picker, Picker, PickerOptions, PreviewSlot, ScanUpdate, ScopeKind};
 use super::resume::Resume;
 use super::summarizer;
@@ -726,6 +726,15 @@ impl<B: Backend> Runner<B> {
                     let _ = tx.send(Event::SearchIndex { scope, version, index });
                 });
             }
+            picker::Effect::BuildIndexWithTexts { scope, version, sessions, texts } => {
+                // On this one thread, so the other cores stay with the screen.
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    let texts = Some(texts.0.load());
+                    let index = BuiltIndex(Arc::new(SearchIndex::with_texts(&sessions, texts, false)));
+                    let _ = tx.send(Event::SearchIndex { scope, version, index });
+                });
+            }
             picker::Effect::Rename { path, name } => {
                 let action = Action::Rename { name: Some(name) };
                 let result = crate::store::write_action(&path, None, Some(&self.root), &action)
@@ -749,21 +758,36 @@ impl<B: Backend> Runner<B> {
         }
     }
 
-    /// Scan a scope on the catalog's worker; resolve each session's thread keys on the way.
+    /// Scan a scope on the catalog's worker; resolve each session's thread keys on the way. The
+    /// sessions the index answers come before their texts are read: those go to the search index's
+    /// worker (sent just before `Done`).
     fn scan(&self, scope: ScopeKind, seq: u64) {
         let catalog_scope = match scope {
             ScopeKind::Current => Scope::CurrentFolder(self.cwd.clone()),
             ScopeKind::All => Scope::All,
         };
         let (scan_tx, scan_rx) = std::sync::mpsc::channel();
-        self.catalog.scan_in_background(catalog_scope, scan_tx);
+        let scanning = self.catalog.scan_in_background_deferring_texts(catalog_scope, scan_tx);
         let tx = self.tx.clone();
         std::thread::spawn(move || {
+            let mut scanning = Some(scanning);
             for event in scan_rx {
                 let update = match event {
                     ScanEvent::Progress { done, total } => ScanUpdate::Progress { done, total },
-                    ScanEvent::Found(found) => ScanUpdate::Found(found.into_iter().map(Found::new).collect()),
+                    ScanEvent::Found(found) => {
+                        crate::catalog::tmpdbg("relay got found");
+                        let f = ScanUpdate::Found(Found::all(found));
+                        crate::catalog::tmpdbg("relay resolved");
+                        f
+                    }
                     ScanEvent::Done { warnings, .. } => {
+                        let texts = scanning.take().and_then(|s| s.join().ok().flatten());
+                        if let Some(texts) = texts {
+                            let update = ScanUpdate::Texts(SearchTexts(texts));
+                            if tx.send(Event::Scan { scope, seq, update }).is_err() {
+                                return;
+                            }
+                        }
                         ScanUpdate::Done { warnings: warnings.iter().map(ToString::to_string).collect() }
                     }
                 };

@@ -137,8 +137,11 @@ fn finish(exit: Exit, options: &TuiOptions, hand_over: resume::HandOver) -> Resu
 /// `width`×`height` `TestBackend`. Runs the real loop, scan worker and reducer.
 pub fn bench_first_frame(root: &Path, cache: &Path, width: u16, height: u16) -> Result<Duration> {
     let start = Instant::now();
+    crate::catalog::tmpdbg("bench start");
     let mut bench = Bench::new(root, cache, width, height)?;
+    crate::catalog::tmpdbg("bench made");
     bench.until_loaded()?;
+    crate::catalog::tmpdbg("drawn");
     Ok(start.elapsed())
 }
 
@@ -207,10 +210,12 @@ impl Bench {
             let first = self.rx.recv_timeout(Duration::from_secs(600)).wrap_err("the scan did not finish")?;
             let batch: Vec<Event> = std::iter::once(first).chain(self.rx.try_iter()).collect();
             let mut effects = Vec::new();
+            crate::catalog::tmpdbg(&format!("batch of {}", batch.len()));
             for event in batch {
                 effects.extend(app::update(&mut self.app, event));
             }
             effects.extend(app::settle(&mut self.app));
+            crate::catalog::tmpdbg("batch updated");
             for effect in effects {
                 let skipped = matches!(
                     effect,

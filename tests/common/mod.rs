@@ -133,3 +133,44 @@ pub fn pi_view(file: &Path) -> Option<Value> {
 pub fn pi_required() -> bool {
     std::env::var_os("CI").is_some()
 }
+
+impl Sandbox {
+    /// [`Sandbox::command`] as an unprivileged user: through `setpriv` as `nobody` when the tests
+    /// run as root (who ignores file permissions), else as the current user. When it switches
+    /// user it opens the sandbox to that user: folders traversable, `home`, `xdg` and `cache`
+    /// writable.
+    pub fn unprivileged(&self, args: &[&str]) -> Command {
+        let c = self.command(args);
+        if !running_as_root() {
+            return c;
+        }
+        open_to_others(self.dir.path());
+        let mut wrapped = Command::new("setpriv");
+        wrapped.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+        wrapped.arg(c.get_program()).args(c.get_args());
+        for (key, value) in c.get_envs() {
+            match value {
+                Some(v) => wrapped.env(key, v),
+                None => wrapped.env_remove(key),
+            };
+        }
+        wrapped
+    }
+}
+
+/// Whether the tests run as root.
+pub fn running_as_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn open_to_others(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for sub in ["home", "xdg", "cache"] {
+        let p = dir.join(sub);
+        if p.is_dir() {
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o777)).unwrap();
+        }
+    }
+}

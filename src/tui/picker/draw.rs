@@ -370,7 +370,7 @@ fn row_line(cx: &Context, row: &Row, selected: bool, cols: u16) -> Line<'static>
         if selected { Span::styled("› ", t.accent) } else { Span::raw("  ") },
         Span::styled(row.prefix.clone(), t.connector),
     ];
-    spans.extend(highlighted(&shown, &row.title_hits, title_style, t.highlight));
+    spans.extend(highlighted(&shown, &p.title_hits(row), title_style, t.highlight));
     spans.push(Span::styled(folded.clone(), t.dim));
     let used = 2 + prefix_w + width_of(&shown) + width_of(&folded);
     spans.push(Span::raw(" ".repeat(cols.saturating_sub(used + right_w).max(1))));

@@ -2,17 +2,25 @@
 //! (pi's query language, sorts, named filter) and thread tree, over a list that grows while it
 //! loads. The search index (every field lower-cased once) is built on a worker once the list is
 //! complete ([`SessionList::snapshot`], [`SessionList::offer_index`]) — or on the first keystroke
-//! if that comes first — and reused for every further keystroke. The threaded view's parent links use the
-//! canonical paths computed on the scan worker ([`Keys`]), so building rows does no I/O.
+//! if that comes first — and reused for every further keystroke. The threaded view's parent links
+//! use the canonical paths computed on the scan worker ([`Keys`]), so building rows does no I/O.
+//!
+//! A warm scan lists sessions before their texts are read ([`SearchTexts`]): the worker that builds
+//! the search index reads them first; a keystroke that comes before the index does too (waiting
+//! for the worker's read if one is under way). A search ranks the rows without their match
+//! positions; the title matches are found for the rows drawn ([`SessionList::title_hits`]).
 
+use std::collections::HashMap;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use crate::catalog::SessionSummary;
+use rayon::prelude::*;
+
 use crate::catalog::locate::canonical_key;
-use crate::catalog::search::SearchIndex;
+use crate::catalog::search::{PreparedQuery, SearchIndex};
 use crate::catalog::thread::{self, Node};
+use crate::catalog::{DeferredTexts, SessionSummary};
 
 pub use crate::catalog::search::SortMode;
 
@@ -45,6 +53,85 @@ impl Found {
         let keys = Keys::of(&summary);
         Found { summary, keys }
     }
+
+    /// [`Found::new`] for many summaries: each folder is resolved and listed once, then every
+    /// session's keys are found from those (see [`Folders`]), in parallel.
+    pub fn all(summaries: Vec<SessionSummary>) -> Vec<Found> {
+        let paths = summaries.iter().flat_map(|s| {
+            std::iter::once(s.path.as_path()).chain(s.parent_session_path.as_deref().map(Path::new))
+        });
+        let folders = Folders::of(paths);
+        summaries
+            .into_par_iter()
+            .map(|summary| {
+                let key = folders.key(&summary.path);
+                let parent = summary.parent_session_path.as_deref().map(|p| folders.key(Path::new(p)));
+                Found { summary, keys: Keys { key, parent } }
+            })
+            .collect()
+    }
+}
+
+/// [`canonical_key`] with each folder resolved and listed once: a file that is not a symlink
+/// resolves to its folder's canonical path joined with its name, which is what resolving it whole
+/// gives. Anything else (a symlink, a file not listed, a path not ending in a plain name) is
+/// resolved whole.
+struct Folders(HashMap<PathBuf, Option<Folder>>);
+
+struct Folder {
+    canonical: PathBuf,
+    /// The names of the entries that are not symlinks.
+    plain: std::collections::HashSet<std::ffi::OsString>,
+}
+
+impl Folders {
+    fn of<'a>(paths: impl Iterator<Item = &'a Path>) -> Folders {
+        let mut wanted: Vec<&Path> = paths.filter_map(|p| split(p).map(|(folder, _)| folder)).collect();
+        wanted.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        wanted.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
+        Folders(wanted.into_par_iter().map(|folder| (folder.to_path_buf(), Folder::read(folder))).collect())
+    }
+
+    fn key(&self, path: &Path) -> PathBuf {
+        let by_folder = split(path).and_then(|(folder, name)| {
+            let folder = self.0.get(folder)?.as_ref()?;
+            folder.plain.contains(name).then(|| folder.canonical.join(name))
+        });
+        by_folder.unwrap_or_else(|| canonical_key(path))
+    }
+}
+
+impl Folder {
+    fn read(folder: &Path) -> Option<Folder> {
+        let canonical = std::fs::canonicalize(folder).ok()?;
+        let plain = std::fs::read_dir(folder)
+            .ok()?
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
+            .map(|e| e.file_name())
+            .collect();
+        Some(Folder { canonical, plain })
+    }
+}
+
+/// A path's folder (not empty) and its last component, when the path ends in a plain name.
+fn split(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
+    let Some(Component::Normal(name)) = path.components().next_back() else { return None };
+    if !path.as_os_str().as_encoded_bytes().ends_with(name.as_encoded_bytes()) {
+        return None;
+    }
+    Some((path.parent().filter(|f| !f.as_os_str().is_empty())?, name))
+}
+
+/// The texts a warm scan of the list left to read ([`DeferredTexts`]), for the event that carries
+/// them (equal when they are the same texts).
+#[derive(Debug, Clone)]
+pub struct SearchTexts(pub Arc<DeferredTexts>);
+
+impl PartialEq for SearchTexts {
+    fn eq(&self, other: &SearchTexts) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// A search index built on a worker, for the event that carries it.
@@ -70,9 +157,6 @@ pub struct Row {
     pub has_children: bool,
     /// Rows hidden under this one because it is folded.
     pub hidden: usize,
-    /// Byte ranges of the query's matches in the row's title
-    /// ([`crate::catalog::display::display_title`]).
-    pub title_hits: Vec<Range<usize>>,
 }
 
 /// A scope's sessions in pi's listing order, with what the rows are computed from.
@@ -84,6 +168,12 @@ pub struct SessionList {
     index: Option<Arc<SearchIndex>>,
     /// Counts the changes, so an index built from an older list is refused.
     version: u64,
+    /// The texts of the sessions listed without them, by path.
+    texts: Option<SearchTexts>,
+    /// The query of the rows last made, for their title matches.
+    query: Option<PreparedQuery>,
+    /// The thread tree's nodes, made on first use, dropped when the list changes.
+    nodes: Option<Vec<Node>>,
 }
 
 impl std::fmt::Debug for SessionList {
@@ -103,21 +193,37 @@ impl SessionList {
 
     /// Add `found`, replacing sessions with the same path, and restore pi's order.
     pub fn merge(&mut self, found: Vec<Found>) {
-        let fresh: std::collections::HashSet<&Path> =
-            found.iter().map(|f| f.summary.path.as_path()).collect();
-        let mut items: Vec<(SessionSummary, Keys)> = self
-            .take_sessions()
-            .into_iter()
-            .zip(std::mem::take(&mut self.keys))
-            .filter(|(s, _)| !fresh.contains(s.path.as_path()))
-            .collect();
+        let mut items: Vec<(SessionSummary, Keys)> = if self.sessions.is_empty() {
+            Vec::with_capacity(found.len())
+        } else {
+            let fresh: std::collections::HashSet<&Path> =
+                found.iter().map(|f| f.summary.path.as_path()).collect();
+            self.take_sessions()
+                .into_iter()
+                .zip(std::mem::take(&mut self.keys))
+                .filter(|(s, _)| !fresh.contains(s.path.as_path()))
+                .collect()
+        };
         items.extend(found.into_iter().map(|f| (f.summary, f.keys)));
         self.set(items);
     }
 
-    /// Replace the whole list.
+    /// Replace the whole list (the texts of the list it replaces go with it).
     pub fn replace(&mut self, found: Vec<Found>) {
+        self.texts = None;
         self.set(found.into_iter().map(|f| (f.summary, f.keys)).collect());
+    }
+
+    /// The texts of the sessions the scan listed without them.
+    pub fn set_texts(&mut self, texts: SearchTexts) {
+        self.texts = Some(texts);
+        self.index = None;
+        self.version += 1;
+    }
+
+    /// The texts still to read for the search index, if the scan left any.
+    pub fn texts(&self) -> Option<&SearchTexts> {
+        self.texts.as_ref()
     }
 
     /// Drop the session at `path`.
@@ -142,6 +248,8 @@ impl SessionList {
         self.sessions = Arc::new(sessions);
         self.keys = keys;
         self.index = None;
+        self.query = None;
+        self.nodes = None;
         self.version += 1;
     }
 
@@ -171,6 +279,7 @@ impl SessionList {
     /// The rows for a query, sort and named filter; `Err` says why a query cannot be used (the
     /// list is then empty, as in pi).
     pub fn rows(&mut self, query: &str, sort: SortMode, named: bool) -> Result<Vec<Row>, String> {
+        self.query = None;
         if query.trim().is_empty() {
             let subset: Vec<usize> = (0..self.sessions.len())
                 .filter(|&i| !named || self.sessions[i].name.as_deref().is_some_and(|n| !n.trim().is_empty()))
@@ -181,23 +290,39 @@ impl SessionList {
             });
         }
         let sessions: &[SessionSummary] = &self.sessions;
-        let index = self.index.get_or_insert_with(|| Arc::new(SearchIndex::new(sessions)));
-        let rows = index.search(sessions, query, sort, named).map_err(|e| e.to_string())?;
-        Ok(rows.into_iter().map(|r| Row { title_hits: r.matches.title, ..flat(r.index) }).collect())
+        let texts = &self.texts;
+        let index = self.index.get_or_insert_with(|| {
+            Arc::new(SearchIndex::with_texts(sessions, texts.as_ref().map(|t| t.0.load()), true))
+        });
+        let (rows, prepared) =
+            index.search_unmarked(sessions, query, sort, named).map_err(|e| e.to_string())?;
+        self.query = prepared;
+        Ok(rows.into_iter().map(|r| flat(r.index)).collect())
     }
 
-    fn threaded(&self, subset: &[usize]) -> Vec<Row> {
-        let nodes: Vec<Node> = self
-            .sessions
-            .iter()
-            .zip(&self.keys)
-            .map(|(s, k)| Node {
-                key: k.key.clone(),
-                parent_key: k.parent.clone(),
-                modified_ms: s.modified_ms,
-            })
-            .collect();
-        let tree = thread::threaded(&nodes, subset);
+    /// Byte ranges of the matches of the query the rows were made for, in the title of session
+    /// `session` ([`crate::catalog::display::display_title`]).
+    pub fn title_hits(&self, session: usize) -> Vec<Range<usize>> {
+        match (&self.index, &self.query) {
+            (Some(index), Some(query)) => index.title_hits(session, query),
+            _ => Vec::new(),
+        }
+    }
+
+    fn threaded(&mut self, subset: &[usize]) -> Vec<Row> {
+        let (sessions, keys) = (&self.sessions, &self.keys);
+        let nodes = self.nodes.get_or_insert_with(|| {
+            sessions
+                .iter()
+                .zip(keys)
+                .map(|(s, k)| Node {
+                    key: k.key.clone(),
+                    parent_key: k.parent.clone(),
+                    modified_ms: s.modified_ms,
+                })
+                .collect()
+        });
+        let tree = thread::threaded(nodes, subset);
         let depths: Vec<usize> = tree.iter().map(|r| r.depth).collect();
         tree.into_iter()
             .enumerate()
@@ -207,12 +332,52 @@ impl SessionList {
                 prefix: r.prefix,
                 has_children: depths.get(i + 1).is_some_and(|&d| d > r.depth),
                 hidden: 0,
-                title_hits: Vec::new(),
             })
             .collect()
     }
 }
 
 fn flat(session: usize) -> Row {
-    Row { session, depth: 0, prefix: String::new(), has_children: false, hidden: 0, title_hits: Vec::new() }
+    Row { session, depth: 0, prefix: String::new(), has_children: false, hidden: 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_by_folder_are_the_canonical_keys() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::write(real.join("a.jsonl"), "").unwrap();
+        std::fs::write(tmp.path().join("target.jsonl"), "").unwrap();
+        std::os::unix::fs::symlink(tmp.path().join("target.jsonl"), real.join("link.jsonl")).unwrap();
+        std::os::unix::fs::symlink(&real, tmp.path().join("via")).unwrap();
+        let paths: Vec<PathBuf> = [
+            "real/a.jsonl",
+            "via/a.jsonl",
+            "via/link.jsonl",
+            "real/missing.jsonl",
+            "real/a.jsonl/",
+            "real/./a.jsonl",
+            "real/../real/a.jsonl",
+            "nowhere/a.jsonl",
+        ]
+        .iter()
+        .map(|p| tmp.path().join(p))
+        .chain([PathBuf::from("a.jsonl"), PathBuf::from("/"), PathBuf::from("relative/x.jsonl")])
+        .collect();
+        let folders = Folders::of(paths.iter().map(PathBuf::as_path));
+        for path in &paths {
+            assert_eq!(folders.key(path), canonical_key(path), "{}", path.display());
+        }
+        let summary = SessionSummary {
+            path: tmp.path().join("via/a.jsonl"),
+            parent_session_path: Some(tmp.path().join("via/link.jsonl").display().to_string()),
+            ..SessionSummary::default()
+        };
+        let found = Found::all(vec![summary.clone()]);
+        assert_eq!(found[0].keys, Found::new(summary).keys);
+    }
 }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use ratatui::crossterm::event::KeyEvent;
 
 use super::preview::Preview;
-use super::source::{BuiltIndex, Found, Row, SessionList, SortMode};
+use super::source::{BuiltIndex, Found, Row, SearchTexts, SessionList, SortMode};
 use crate::catalog::SessionSummary;
 use crate::store::trash::Trashed;
 use crate::tui::widgets::input::Input;
@@ -67,11 +67,19 @@ pub struct ScopeList {
     pub seq: u64,
     /// A refresh scan replaces the list when it is done instead of showing its rows one by one.
     quiet: Option<Vec<Found>>,
+    /// The texts a refresh scan left to read, for the list it brings.
+    quiet_texts: Option<SearchTexts>,
 }
 
 impl ScopeList {
     fn new() -> ScopeList {
-        ScopeList { sessions: SessionList::default(), load: Load::NotStarted, seq: 0, quiet: None }
+        ScopeList {
+            sessions: SessionList::default(),
+            load: Load::NotStarted,
+            seq: 0,
+            quiet: None,
+            quiet_texts: None,
+        }
     }
 
     pub fn is_loading(&self) -> bool {
@@ -82,9 +90,16 @@ impl ScopeList {
 /// What the scan of a scope reports.
 #[derive(Debug, Clone)]
 pub enum ScanUpdate {
-    Progress { done: usize, total: usize },
+    Progress {
+        done: usize,
+        total: usize,
+    },
     Found(Vec<Found>),
-    Done { warnings: Vec<String> },
+    /// The texts of the sessions found without them (sent before `Done`).
+    Texts(SearchTexts),
+    Done {
+        warnings: Vec<String>,
+    },
 }
 
 /// A key press, resolved by the keymap (see [`super::keys`]).
@@ -140,6 +155,13 @@ pub enum Effect {
         scope: ScopeKind,
         version: u64,
         sessions: Arc<Vec<SessionSummary>>,
+    },
+    /// [`Effect::BuildIndex`] for a list whose texts are still to read: read them, then build.
+    BuildIndexWithTexts {
+        scope: ScopeKind,
+        version: u64,
+        sessions: Arc<Vec<SessionSummary>>,
+        texts: SearchTexts,
     },
     LoadPreview(PathBuf),
     Rename {
@@ -318,6 +340,12 @@ impl Picker {
         &self.sessions()[row.session]
     }
 
+    /// Byte ranges of the query's matches in a shown row's title
+    /// ([`crate::catalog::display::display_title`]), found when asked for (for the rows drawn).
+    pub fn title_hits(&self, row: &Row) -> Vec<std::ops::Range<usize>> {
+        self.active().sessions.title_hits(row.session)
+    }
+
     /// The preview of the selected session, if it has been loaded.
     pub fn preview(&self) -> Option<&PreviewSlot> {
         let selected = self.selected()?;
@@ -447,6 +475,7 @@ impl Picker {
         list.seq += 1;
         list.load = Load::Loading { progress: None };
         list.quiet = None;
+        list.quiet_texts = None;
         Some(Effect::Scan { scope, seq: list.seq })
     }
 
@@ -461,6 +490,7 @@ impl Picker {
             }
             list.seq += 1;
             list.quiet = Some(Vec::new());
+            list.quiet_texts = None;
             effects.push(Effect::Scan { scope, seq: list.seq });
         }
         effects
@@ -725,9 +755,22 @@ impl Picker {
                     return Vec::new();
                 }
             },
+            ScanUpdate::Texts(texts) => {
+                match list.quiet {
+                    Some(_) => list.quiet_texts = Some(texts),
+                    None => {
+                        list.sessions.set_texts(texts);
+                        self.stale |= visible;
+                    }
+                }
+                return Vec::new();
+            }
             ScanUpdate::Done { warnings } => {
                 if let Some(pending) = list.quiet.take() {
                     list.sessions.replace(pending);
+                    if let Some(texts) = list.quiet_texts.take() {
+                        list.sessions.set_texts(texts);
+                    }
                 }
                 list.load = Load::Loaded;
                 if let Some(first) = warnings.first() {
@@ -759,8 +802,14 @@ impl Picker {
                 list.load == Load::Loaded && !list.sessions.has_index() && !list.sessions.is_empty()
             })
             .map(|scope| {
-                let (version, sessions) = self.list(scope).sessions.snapshot();
-                Effect::BuildIndex { scope, version, sessions }
+                let list = &self.list(scope).sessions;
+                let (version, sessions) = list.snapshot();
+                match list.texts() {
+                    Some(texts) => {
+                        Effect::BuildIndexWithTexts { scope, version, sessions, texts: texts.clone() }
+                    }
+                    None => Effect::BuildIndex { scope, version, sessions },
+                }
             })
             .collect()
     }
@@ -813,7 +862,7 @@ impl Picker {
     pub fn all_paths(&self) -> Vec<PathBuf> {
         let mut paths: Vec<PathBuf> =
             self.lists.iter().flat_map(|l| l.sessions.sessions().iter().map(|s| s.path.clone())).collect();
-        paths.sort();
+        paths.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
         paths.dedup();
         paths
     }

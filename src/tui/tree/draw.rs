@@ -130,7 +130,10 @@ fn draw_list(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
 /// pi's horizontal pan: when the selected row's anchor (prefix and markers) leaves too little room
 /// for its text, every row is shifted left by the same amount.
 fn pan(parts: &[RowParts], selected: usize, vw: usize) -> usize {
-    let anchor = width(&parts[selected].anchor());
+    let Some(row) = parts.get(selected) else {
+        return 0;
+    };
+    let anchor = width(&row.anchor());
     let min_visible = (vw / 3).clamp(4, 20);
     if anchor <= vw.saturating_sub(min_visible) {
         return 0;
