@@ -55,7 +55,7 @@ impl Found {
     }
 
     /// [`Found::new`] for many summaries: each folder is resolved and listed once, then every
-    /// session's keys are found from those (see [`Folders`]), in parallel.
+    /// session's keys are found from those (see `Folders`), in parallel.
     pub fn all(summaries: Vec<SessionSummary>) -> Vec<Found> {
         let paths = summaries.iter().flat_map(|s| {
             std::iter::once(s.path.as_path()).chain(s.parent_session_path.as_deref().map(Path::new))
