@@ -6,13 +6,19 @@ use std::path::Path;
 use super::SessionSummary;
 use super::js;
 
-/// Characters that would act on the terminal or reorder text: C0/C1 controls, DEL, and the bidi
-/// embedding, override, isolate and mark characters.
+/// Characters that would act on the terminal or reorder or break text: C0/C1 controls, DEL, the
+/// bidi embedding, override, isolate and mark characters, and the line and paragraph separators.
 pub fn is_unsafe_char(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
-            '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+            '\u{200e}'
+                | '\u{200f}'
+                | '\u{061c}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{2028}'
+                | '\u{2029}'
         )
 }
 

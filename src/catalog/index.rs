@@ -24,7 +24,8 @@
 //! counts, first message, usage, branch bookkeeping), with strings length-prefixed. Every
 //! `allMessagesText` sits in the texts section, which is read only when texts are wanted (search)
 //! or needed (a grown file, a rewrite of the index), so listing without a query loads a few
-//! hundred bytes per session. A file with a wrong magic, another version, a bad length or hash,
+//! hundred bytes per session; the picker lists first and has the texts read afterwards, from the
+//! same open file ([`Index::defer_texts`]). A file with a wrong magic, another version, a bad length or hash,
 //! or a record that does not decode is ignored as a whole and rebuilt.
 //!
 //! **Writing** is atomic: the new index goes to a uniquely named temp file (mode 0600) in the same
@@ -186,27 +187,38 @@ impl Index {
     /// Load `path`; `with_texts` also loads every `allMessagesText`. Any damage is an error (the
     /// caller starts from an empty index).
     pub fn load(path: &Path, with_texts: bool) -> Result<Index> {
-        let mut file = open_regular(path).wrap_err("cannot open the index")?;
-        let mut header = [0u8; HEADER_LEN];
-        file.read_exact(&mut header).wrap_err("the index is shorter than its header")?;
-        let h = parse_header(&header)?;
-        let file_len = file.metadata()?.len();
-        if file_len != HEADER_LEN as u64 + h.records_len + h.texts_len {
-            bail!("the index has {file_len} bytes, its header says otherwise");
+        let (list, pending) = read_index(path)?;
+        let mut records = FastMap::with_capacity_and_hasher(list.len(), Default::default());
+        for record in list {
+            records.insert(record.path.clone().into_os_string(), record);
         }
-        let records_bytes = read_exact_vec(&mut file, h.records_len)?;
-        if hash64(&records_bytes, 3) != h.records_hash {
-            bail!("the index records are damaged");
-        }
-        let (mut records, refs) = decode_records(&records_bytes, h.count, h.texts_len)
-            .ok_or_else(|| eyre!("the index records do not decode"))?;
-        let start = HEADER_LEN as u64 + h.records_len;
-        let mut pending = PendingTexts { file, start, hash: h.texts_hash, refs };
+        let mut index = Index { records, pending_texts: Some(pending) };
         if with_texts {
-            fill_texts(&mut records, &mut pending)?;
-            return Ok(Index { records, pending_texts: None });
+            index.load_texts()?;
         }
-        Ok(Index { records, pending_texts: Some(pending) })
+        Ok(index)
+    }
+
+    /// The records of `path` in file order for one listing, without the map of
+    /// [`Index::load`] (see [`Records`]).
+    pub(crate) fn load_records(path: &Path, with_texts: bool) -> Result<Records> {
+        let (list, pending) = read_index(path)?;
+        let mut by_path = FastMap::with_capacity_and_hasher(list.len(), Default::default());
+        for (i, record) in list.iter().enumerate() {
+            by_path.insert(record.path.clone().into_os_string(), i);
+        }
+        let mut slots: Vec<Option<Record>> = list.into_iter().map(Some).collect();
+        // A later record of the same path replaces an earlier one, as in the map.
+        for (i, slot) in slots.iter_mut().enumerate() {
+            if slot.as_ref().is_some_and(|r| by_path.get(r.path.as_os_str()) != Some(&i)) {
+                *slot = None;
+            }
+        }
+        let mut records = Records { slots, by_path, pending_texts: Some(pending) };
+        if with_texts {
+            records.load_texts()?;
+        }
+        Ok(records)
     }
 
     /// Whether the texts of the records are in memory.
@@ -216,8 +228,10 @@ impl Index {
 
     /// Load the texts that [`Index::load`] left on disk.
     pub fn load_texts(&mut self) -> Result<()> {
-        if let Some(mut pending) = self.pending_texts.take() {
-            fill_texts(&mut self.records, &mut pending)?;
+        if let Some(pending) = self.pending_texts.take() {
+            for ((path, slot, _), text) in pending.refs.iter().zip(read_texts(&pending)?) {
+                set_text(self.records.get_mut(path), *slot, text)?;
+            }
         }
         Ok(())
     }
@@ -226,19 +240,7 @@ impl Index {
     /// disk, to read later; `None` when the texts are loaded. A record's text is the one of the
     /// state its summary is made from ([`Record::state`]).
     pub fn defer_texts(&mut self, records: &[Record]) -> Option<TextsOnDisk> {
-        let pending = self.pending_texts.take()?;
-        let slots: FastMap<&std::ffi::OsStr, Slot> = records
-            .iter()
-            .map(|r| (r.path.as_os_str(), if r.tail.is_some() { Slot::Tail } else { Slot::Resume }))
-            .collect();
-        let wanted = pending
-            .refs
-            .iter()
-            .enumerate()
-            .filter(|(_, (path, slot, _))| slots.get(path.as_os_str()) == Some(slot))
-            .map(|(i, _)| i)
-            .collect();
-        Some(TextsOnDisk { pending, wanted })
+        Some(defer(self.pending_texts.take()?, records))
     }
 
     /// Write `records` to `path` atomically (see the module docs). Returns `false` when another
@@ -270,6 +272,98 @@ impl Index {
         }
         written.map(|()| true)
     }
+}
+
+/// The records of an index file in file order, for one listing ([`Index::load_records`]): found
+/// by path, then taken out; what is left is the records of the files not listed. Reading them
+/// into [`Index::load`]'s map would move every (large) record into a large table.
+#[derive(Debug, Default)]
+pub(crate) struct Records {
+    /// `None` once taken (or replaced by a later record of the same path).
+    slots: Vec<Option<Record>>,
+    by_path: FastMap<OsString, usize>,
+    pending_texts: Option<PendingTexts>,
+}
+
+impl Records {
+    /// The slot of the record of `path`.
+    pub(crate) fn find(&self, path: &std::ffi::OsStr) -> Option<usize> {
+        self.by_path.get(path).copied().filter(|&i| self.slots[i].is_some())
+    }
+
+    pub(crate) fn get(&self, slot: usize) -> Option<&Record> {
+        self.slots.get(slot)?.as_ref()
+    }
+
+    pub(crate) fn take(&mut self, slot: usize) -> Option<Record> {
+        self.slots.get_mut(slot)?.take()
+    }
+
+    /// The records not taken.
+    pub(crate) fn remaining(&self) -> impl Iterator<Item = &Record> {
+        self.slots.iter().flatten()
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.slots.clear();
+        self.by_path.clear();
+    }
+
+    pub(crate) fn has_texts(&self) -> bool {
+        self.pending_texts.is_none()
+    }
+
+    /// [`Index::load_texts`].
+    pub(crate) fn load_texts(&mut self) -> Result<()> {
+        if let Some(pending) = self.pending_texts.take() {
+            for ((path, slot, _), text) in pending.refs.iter().zip(read_texts(&pending)?) {
+                let record = self.by_path.get(path).and_then(|&i| self.slots[i].as_mut());
+                set_text(record, *slot, text)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Index::defer_texts`].
+    pub(crate) fn defer_texts(&mut self, records: &[Record]) -> Option<TextsOnDisk> {
+        Some(defer(self.pending_texts.take()?, records))
+    }
+}
+
+/// The texts of `records` in `pending`.
+fn defer(pending: PendingTexts, records: &[Record]) -> TextsOnDisk {
+    let slots: FastMap<&std::ffi::OsStr, Slot> = records
+        .iter()
+        .map(|r| (r.path.as_os_str(), if r.tail.is_some() { Slot::Tail } else { Slot::Resume }))
+        .collect();
+    let wanted = pending
+        .refs
+        .iter()
+        .enumerate()
+        .filter(|(_, (path, slot, _))| slots.get(path.as_os_str()) == Some(slot))
+        .map(|(i, _)| i)
+        .collect();
+    TextsOnDisk { pending, wanted }
+}
+
+/// Read and check an index file: its records in file order, and where its texts are.
+fn read_index(path: &Path) -> Result<(Vec<Record>, PendingTexts)> {
+    let mut file = open_regular(path).wrap_err("cannot open the index")?;
+    let mut header = [0u8; HEADER_LEN];
+    file.read_exact(&mut header).wrap_err("the index is shorter than its header")?;
+    let h = parse_header(&header)?;
+    let file_len = file.metadata()?.len();
+    if file_len != HEADER_LEN as u64 + h.records_len + h.texts_len {
+        bail!("the index has {file_len} bytes, its header says otherwise");
+    }
+    let records_bytes = read_exact_vec(&mut file, h.records_len)?;
+    if hash64(&records_bytes, 3) != h.records_hash {
+        bail!("the index records are damaged");
+    }
+    let (records, refs) = decode_records(&records_bytes, h.count, h.texts_len)
+        .ok_or_else(|| eyre!("the index records do not decode"))?;
+    let start = HEADER_LEN as u64 + h.records_len;
+    Ok((records, PendingTexts { file, start, hash: h.texts_hash, refs }))
 }
 
 /// Some texts of an index file, to read later ([`Index::defer_texts`]). The file stays open, so a
@@ -367,21 +461,21 @@ fn read_text(file: &File, start: u64, text: &TextRef) -> Result<String> {
 }
 
 /// Read every text straight into its own string (positioned reads in parallel, no intermediate
-/// buffer), checking that the texts are contiguous, each text's hash, and the hash over all of them.
-fn fill_texts(records: &mut FastMap<OsString, Record>, pending: &mut PendingTexts) -> Result<()> {
+/// buffer), in the order of `pending.refs`, checking that the texts are contiguous, each text's
+/// hash, and the hash over all of them.
+fn read_texts(pending: &PendingTexts) -> Result<Vec<String>> {
     check_texts(pending)?;
-    let file = &pending.file;
-    let start = pending.start;
-    let texts: Vec<Result<String>> =
-        pending.refs.par_iter().map(|(_, _, text)| read_text(file, start, text)).collect();
-    for ((path, slot, _), text) in pending.refs.iter().zip(texts) {
-        let text = text?;
-        let record = records.get_mut(path).ok_or_else(|| eyre!("an index text has no record"))?;
-        match (slot, record.tail.as_mut()) {
-            (Slot::Resume, _) => record.resume.state.all_text = text,
-            (Slot::Tail, Some(tail)) => tail.all_text = text,
-            (Slot::Tail, None) => bail!("an index text has no record"),
-        }
+    let (file, start) = (&pending.file, pending.start);
+    pending.refs.par_iter().map(|(_, _, text)| read_text(file, start, text)).collect()
+}
+
+/// Put `text` in the state `slot` of `record`.
+fn set_text(record: Option<&mut Record>, slot: Slot, text: String) -> Result<()> {
+    let record = record.ok_or_else(|| eyre!("an index text has no record"))?;
+    match (slot, record.tail.as_mut()) {
+        (Slot::Resume, _) => record.resume.state.all_text = text,
+        (Slot::Tail, Some(tail)) => tail.all_text = text,
+        (Slot::Tail, None) => bail!("an index text has no record"),
     }
     Ok(())
 }
@@ -547,11 +641,13 @@ impl Writer<'_> {
 }
 
 /// Decode `count` records; every length is checked, so damage gives `None`, never a panic.
-fn decode_records(b: &[u8], count: u64, texts_len: u64) -> Option<(FastMap<OsString, Record>, Vec<TextOf>)> {
+fn decode_records(b: &[u8], count: u64, texts_len: u64) -> Option<(Vec<Record>, Vec<TextOf>)> {
     let mut r = Reader { b, i: 0 };
-    let mut records =
-        FastMap::with_capacity_and_hasher(usize::try_from(count).ok()?.min(1 << 20), Default::default());
-    let mut refs = Vec::with_capacity(records.capacity());
+    // A record takes at least 64 bytes (path length, metadata, offset, fingerprint), so a damaged
+    // count cannot make this reserve more than the records section could hold.
+    let capacity = usize::try_from(count).ok()?.min(b.len() / 64);
+    let mut records = Vec::with_capacity(capacity);
+    let mut refs = Vec::with_capacity(capacity);
     for _ in 0..count {
         let path = PathBuf::from(os_string(r.bytes()?)?);
         let meta = FileMeta { len: r.u64()?, mtime_ns: r.u64()? as i64, dev: r.u64()?, ino: r.u64()? };
@@ -567,11 +663,13 @@ fn decode_records(b: &[u8], count: u64, texts_len: u64) -> Option<(FastMap<OsStr
             _ => return None,
         };
         let key = path.clone().into_os_string();
-        refs.push((key.clone(), Slot::Resume, resume_text));
         if let Some(t) = tail_text {
-            refs.push((key.clone(), Slot::Tail, t));
+            refs.push((key.clone(), Slot::Resume, resume_text));
+            refs.push((key, Slot::Tail, t));
+        } else {
+            refs.push((key, Slot::Resume, resume_text));
         }
-        records.insert(key, Record { path, meta, resume: Resume { offset, state }, tail, fingerprint });
+        records.push(Record { path, meta, resume: Resume { offset, state }, tail, fingerprint });
     }
     (r.i == b.len()).then_some((records, refs))
 }

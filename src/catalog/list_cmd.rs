@@ -31,7 +31,7 @@ use color_eyre::eyre::{Result, WrapErr};
 use unicode_width::UnicodeWidthStr;
 
 use super::display::{display_title, format_age, iso_ms, sanitize, shorten_home};
-use super::search::{Row, SearchIndex, SortMode, parse_query};
+use super::search::{Row, SortMode, parse_query, search_once};
 use super::{Catalog, Scope, SessionSummary, default_cache_dir, js, locate};
 
 /// Longest title shown in the table, in terminal columns.
@@ -110,7 +110,7 @@ pub fn run(args: &ListArgs, session_dir: Option<&Path>, out: &mut dyn Write) -> 
         SortMode::Threaded
     });
     let sessions = &report.sessions;
-    let rows = SearchIndex::new(sessions).search(sessions, query, sort, args.named)?;
+    let rows = search_once(sessions, query, sort, args.named)?;
     if args.json {
         write_json(out, sessions, &rows)
     } else if rows.is_empty() {

@@ -18,13 +18,6 @@
 //! # Ok::<(), color_eyre::Report>(())
 //! ```
 
-pub static TMPDBG_START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-pub fn tmpdbg(what: &str) {
-    if std::env::var_os("PITREE_TMPDBG").is_some() {
-        let t = TMPDBG_START.get_or_init(std::time::Instant::now).elapsed();
-        eprintln!("TMPDBG {:>8.2} ms {what} [{:?}]", t.as_secs_f64() * 1e3, std::thread::current().id());
-    }
-}
 pub mod display;
 pub mod fuzzy;
 pub mod hash;
@@ -51,7 +44,7 @@ pub use locate::{Scope, SessionsRoot};
 pub use summary::SessionSummary;
 
 use hash::{FastMap, FastSet};
-use index::{Fingerprint, Index, Record, Reuse, TextsOnDisk};
+use index::{Fingerprint, Index, Record, Records, Reuse, TextsOnDisk};
 use locate::{Candidate, CwdMatcher, FileMeta};
 use scan::{Resume, ScanState, Scanner};
 
@@ -298,7 +291,6 @@ impl Catalog {
     ) -> Option<Arc<DeferredTexts>> {
         let sink = Channel { tx: Mutex::new(tx), closed: AtomicBool::new(false), defer_texts };
         let (report, deferred) = self.run(scope, &sink);
-        tmpdbg("done sending");
         sink.send(ScanEvent::Done { warnings: report.warnings, stats: report.stats });
         deferred.map(|texts| Arc::new(DeferredTexts::new(texts)))
     }
@@ -306,25 +298,17 @@ impl Catalog {
     /// The scan. A sink that takes the sessions as they are found gets them all that way, and the
     /// report then lists none.
     fn run(&self, scope: &Scope, sink: &dyn Sink) -> (ScanReport, Option<TextsOnDisk>) {
-        // Listing the files and reading the index do not depend on each other.
+        // Listing the files and reading the index do not depend on each other. The index is
+        // decoded on this thread (its many small allocations grow a worker's heap page by page).
         let mut stats = ScanStats::default();
-        tmpdbg("run start");
-        let (listing, mut index) = rayon::join(
-            || {
-                let l = locate::list_files(&self.root, scope);
-                tmpdbg("listed");
-                l
-            },
-            || {
-                let i = self.load_index(&mut stats, self.texts && !sink.defers_texts());
-                tmpdbg("index loaded");
-                i
-            },
-        );
+        let (listing, mut index) = std::thread::scope(|s| {
+            let listing = s.spawn(|| locate::list_files(&self.root, scope));
+            let index = self.load_index(&mut stats, self.texts && !sink.defers_texts());
+            (listing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), index)
+        });
         stats.files = listing.files.len();
         let mut warnings = listing.warnings;
         let plan = plan(&listing.files, &mut index, scope, &listing.dirs, &mut stats);
-        tmpdbg("planned");
         let filter = ScopeFilter::new(scope);
         let total = listing.files.len();
         let mut records: Vec<Record> = plan.unchanged;
@@ -337,10 +321,7 @@ impl Catalog {
             } else {
                 // Nothing to read, nothing to write: the summaries take the records' strings.
                 deferred = index.defer_texts(&records).filter(|_| self.texts);
-                let found = self.take_summaries(std::mem::take(&mut records), &filter);
-                tmpdbg("summaries made");
-                sink.found(found);
-                tmpdbg("summaries sent");
+                sink.found(self.take_summaries(std::mem::take(&mut records), &filter));
             }
         }
         sink.progress(unchanged, total);
@@ -361,21 +342,21 @@ impl Catalog {
         (ScanReport { sessions, warnings, stats }, deferred)
     }
 
-    fn load_index(&self, stats: &mut ScanStats, texts: bool) -> Index {
+    fn load_index(&self, stats: &mut ScanStats, texts: bool) -> Records {
         let Some(path) = &self.index_file else {
-            return Index::default();
+            return Records::default();
         };
         if !path.exists() {
-            return Index::default();
+            return Records::default();
         }
-        match Index::load(path, texts) {
-            Ok(index) => {
+        match Index::load_records(path, texts) {
+            Ok(records) => {
                 stats.index_loaded = true;
-                index
+                records
             }
             Err(e) => {
                 stats.index_error = Some(format!("{e:#}"));
-                Index::default()
+                Records::default()
             }
         }
     }
@@ -422,7 +403,7 @@ impl Catalog {
 
     fn save_index(
         &self,
-        index: &mut Index,
+        index: &mut Records,
         scope: &Scope,
         dirs: &[PathBuf],
         records: &[Record],
@@ -434,8 +415,7 @@ impl Catalog {
         };
         let listed: FastSet<&OsStr> = records.iter().map(|r| r.path.as_os_str()).collect();
         let kept: Vec<&Record> = index
-            .records
-            .values()
+            .remaining()
             .filter(|r| !listed.contains(r.path.as_os_str()) && !is_gone(r, scope, dirs))
             .collect();
         let all: Vec<&Record> = records.iter().chain(kept).collect();
@@ -459,11 +439,14 @@ impl Catalog {
 
     /// [`Catalog::summaries`] that moves the texts out of the records instead of copying them.
     fn take_summaries(&self, records: Vec<Record>, filter: &ScopeFilter) -> Vec<SessionSummary> {
-        records
-            .into_iter()
-            .filter(|r| r.state().is_session() && filter.keeps(r.state()))
-            .map(|r| self.mark_live(into_summary(r.path, &r.meta, r.tail.unwrap_or(r.resume.state))))
-            .collect()
+        let mut summaries = Vec::with_capacity(records.len());
+        summaries.extend(
+            records
+                .into_iter()
+                .filter(|r| r.state().is_session() && filter.keeps(r.state()))
+                .map(|r| self.mark_live(into_summary(r.path, &r.meta, r.tail.unwrap_or(r.resume.state)))),
+        );
+        summaries
     }
 
     fn mark_live(&self, mut s: SessionSummary) -> SessionSummary {
@@ -491,14 +474,16 @@ fn is_gone(record: &Record, scope: &Scope, dirs: &[PathBuf]) -> bool {
 /// index is dropped).
 fn plan(
     files: &[Candidate],
-    index: &mut Index,
+    index: &mut Records,
     scope: &Scope,
     dirs: &[PathBuf],
     stats: &mut ScanStats,
 ) -> Plan {
-    let mut decisions: Vec<Reuse> = files
+    let slots: Vec<Option<usize>> = files.iter().map(|cand| index.find(cand.path.as_os_str())).collect();
+    let mut decisions: Vec<Reuse> = slots
         .iter()
-        .map(|cand| match index.records.get(cand.path.as_os_str()) {
+        .zip(files)
+        .map(|(slot, cand)| match slot.and_then(|i| index.get(i)) {
             Some(record) => {
                 let (reuse, checked) = index::classify(record, &cand.meta);
                 stats.check_bytes += checked;
@@ -507,24 +492,25 @@ fn plan(
             None => Reuse::Rescan,
         })
         .collect();
-    tmpdbg("plan classified");
     let listed: FastSet<&OsStr> = files.iter().map(|c| c.path.as_os_str()).collect();
-    tmpdbg("plan listed set");
-    let gone =
-        index.records.values().any(|r| !listed.contains(r.path.as_os_str()) && is_gone(r, scope, dirs));
+    let gone = index.remaining().any(|r| !listed.contains(r.path.as_os_str()) && is_gone(r, scope, dirs));
     let changed = gone || decisions.iter().any(|d| !matches!(d, Reuse::Unchanged));
     if changed
         && !index.has_texts()
         && let Err(e) = index.load_texts()
     {
         stats.index_error = Some(format!("{e:#}"));
-        index.records.clear();
+        index.clear();
         decisions.iter_mut().for_each(|d| *d = Reuse::Rescan);
     }
-    tmpdbg("plan gone checked");
-    let mut plan = Plan { unchanged: Vec::new(), to_scan: Vec::new(), changed };
-    for (cand, reuse) in files.iter().zip(decisions) {
-        let record = index.records.remove(cand.path.as_os_str());
+    let unchanged = decisions.iter().filter(|d| matches!(d, Reuse::Unchanged)).count();
+    let mut plan = Plan {
+        unchanged: Vec::with_capacity(unchanged),
+        to_scan: Vec::with_capacity(files.len() - unchanged),
+        changed,
+    };
+    for ((cand, reuse), slot) in files.iter().zip(decisions).zip(slots) {
+        let record = slot.and_then(|i| index.take(i));
         match (reuse, record) {
             (Reuse::Unchanged, Some(r)) => {
                 stats.unchanged += 1;
@@ -592,12 +578,26 @@ fn into_summary(path: PathBuf, meta: &FileMeta, state: ScanState) -> SessionSumm
 /// pi's listing order: `modified` newest first; ties by file mtime newest first, then by file name
 /// descending (pi compares names with `localeCompare`; pitree by bytes).
 pub fn sort_recent(sessions: &mut [SessionSummary]) {
-    sessions.sort_by(|a, b| {
+    // Sort positions rather than the (large) summaries, then move each summary into place once.
+    let mut order: Vec<usize> = (0..sessions.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&sessions[a], &sessions[b]);
         b.modified_ms
             .cmp(&a.modified_ms)
             .then(b.mtime_ms.cmp(&a.mtime_ms))
             .then_with(|| b.path.file_name().cmp(&a.path.file_name()))
     });
+    for start in 0..order.len() {
+        // `order[i]` is where the item that belongs at `i` is; follow the cycle through `start`.
+        let mut at = start;
+        while order[at] != start {
+            let from = order[at];
+            sessions.swap(at, from);
+            order[at] = at;
+            at = from;
+        }
+        order[at] = at;
+    }
 }
 
 /// The header-`cwd` test of the current-folder scope.
@@ -677,5 +677,33 @@ impl Sink for Channel {
     }
     fn cancelled(&self) -> bool {
         self.closed.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_recent_is_a_stable_sort_by_recency() {
+        let sessions: Vec<SessionSummary> = (0..200u32)
+            .map(|i| SessionSummary {
+                path: PathBuf::from(format!("/s/{}.jsonl", (i * 7) % 13)),
+                id: i.to_string(),
+                modified_ms: i64::from((i * 31) % 17),
+                mtime_ms: i64::from((i * 11) % 3),
+                ..SessionSummary::default()
+            })
+            .collect();
+        let mut expected = sessions.clone();
+        expected.sort_by(|a, b| {
+            b.modified_ms
+                .cmp(&a.modified_ms)
+                .then(b.mtime_ms.cmp(&a.mtime_ms))
+                .then_with(|| b.path.file_name().cmp(&a.path.file_name()))
+        });
+        let mut sorted = sessions;
+        sort_recent(&mut sorted);
+        assert_eq!(sorted, expected);
     }
 }

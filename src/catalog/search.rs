@@ -26,8 +26,8 @@
 //! keeps the list order, Recent keeps it too and only filters, Relevance and Threaded-with-a-query
 //! sort by score ascending, ties by `modified` newest first.
 //!
-//! **Speed**: [`SearchIndex`] lower-cases every field once (the displayed title too, for its
-//! highlights); one keystroke matches all sessions in parallel with one prepared substring finder
+//! **Speed**: [`SearchIndex`] lower-cases every field once (the displayed title on its first
+//! highlight); one keystroke matches all sessions in parallel with one prepared substring finder
 //! per token. Phrases are matched across whitespace runs of the lower-case text, so no
 //! whitespace-collapsed copy is built; an ASCII fuzzy token is tested as a subsequence of a field
 //! before pi's fuzzy scoring runs on it.
@@ -40,7 +40,7 @@ use memchr::memmem::Finder;
 use rayon::prelude::*;
 use regex::Regex;
 
-use super::display::display_title;
+use super::display::{display_title, is_unsafe_char};
 use super::fuzzy::fuzzy_match_lower;
 use super::js;
 use super::jsregex;
@@ -195,7 +195,22 @@ pub struct Row {
 /// Filter and sort `sessions` (given in pi's listing order). An invalid query gives no rows; use
 /// [`SearchIndex::search`] to get the error.
 pub fn filter_and_sort(sessions: &[SessionSummary], query: &str, sort: SortMode, named: bool) -> Vec<Row> {
-    SearchIndex::new(sessions).filter_and_sort(sessions, query, sort, named)
+    search_once(sessions, query, sort, named).unwrap_or_default()
+}
+
+/// [`SearchIndex::search`] for one query: the fields are lower-cased only when the query is not
+/// empty (an empty query needs no index).
+pub fn search_once(
+    sessions: &[SessionSummary],
+    query: &str,
+    sort: SortMode,
+    named: bool,
+) -> Result<Vec<Row>, QueryError> {
+    let index = match js::trim(query).is_empty() {
+        true => SearchIndex { items: Vec::new(), nodes: OnceLock::new(), texts: None },
+        false => SearchIndex::new(sessions),
+    };
+    index.search(sessions, query, sort, named)
 }
 
 /// The lower-cased fields of every session, built once for many keystrokes. It must be used with
@@ -221,20 +236,41 @@ struct Haystack {
     text_slot: Option<usize>,
     cwd: String,
     cwd16: Vec<u16>,
-    /// [`display_title`], for the title's highlights.
-    title: String,
-    title_ascii: bool,
-    title_plain: bool,
-    title_lower: String,
-    title16: Vec<u16>,
+    /// The displayed title's forms, made on its first highlight.
+    title: OnceLock<Title>,
+}
+
+/// A session's [`display_title`] as its highlights search it.
+struct Title {
+    text: String,
+    ascii: bool,
+    plain: bool,
+    lower: String,
+    lower16: Vec<u16>,
+}
+
+impl Title {
+    fn of(s: &SessionSummary) -> Title {
+        let text = title_of(s);
+        let (lower, plain) = lowercase_plain(&text);
+        Title { ascii: text.is_ascii(), plain, lower16: lower.encode_utf16().collect(), lower, text }
+    }
+}
+
+/// [`display_title`], without its character-by-character copy when the title holds no character
+/// to replace.
+fn title_of(s: &SessionSummary) -> String {
+    let title = s.title();
+    match title.chars().any(is_unsafe_char) {
+        false => js::trim(title).to_string(),
+        true => display_title(s),
+    }
 }
 
 impl Haystack {
     fn new(s: &SessionSummary, text: &str, text_slot: Option<usize>) -> Haystack {
         let name = s.name.as_deref().map(lowercase);
         let cwd = lowercase(&s.cwd);
-        let title = display_title(s);
-        let (title_lower, title_plain) = lowercase_plain(&title);
         let (lower_text, text_plain) = lowercase_plain(text);
         Haystack {
             id: lowercase(&s.id),
@@ -246,11 +282,7 @@ impl Haystack {
             text_slot,
             cwd16: cwd.encode_utf16().collect(),
             cwd,
-            title16: title_lower.encode_utf16().collect(),
-            title_ascii: title.is_ascii(),
-            title_plain,
-            title_lower,
-            title,
+            title: OnceLock::new(),
         }
     }
 }
@@ -329,10 +361,18 @@ impl SearchIndex {
         self.search_with(sessions, query, sort, named, false)
     }
 
-    /// Where `query` occurs in the displayed title of session `index`: what [`Matches::title`]
-    /// holds for its row.
-    pub fn title_hits(&self, index: usize, query: &PreparedQuery) -> Vec<Range<usize>> {
-        self.items.get(index).map(|item| item.title_hits(&query.0)).unwrap_or_default()
+    /// Where `query` occurs in the displayed title of session `index` (of `sessions`, the slice the
+    /// index was built from): what [`Matches::title`] holds for its row.
+    pub fn title_hits(
+        &self,
+        sessions: &[SessionSummary],
+        index: usize,
+        query: &PreparedQuery,
+    ) -> Vec<Range<usize>> {
+        match (self.items.get(index), sessions.get(index)) {
+            (Some(item), Some(s)) => item.title_hits(s, &query.0),
+            _ => Vec::new(),
+        }
     }
 
     fn search_with(
@@ -360,7 +400,7 @@ impl SearchIndex {
             .filter_map(|&i| {
                 let (s, item) = (&sessions[i], &self.items[i]);
                 let (score, fields) = item.matches(s, self.original_text(i, s), q, marks)?;
-                let title = if marks { item.title_hits(q) } else { Vec::new() };
+                let title = if marks { item.title_hits(s, q) } else { Vec::new() };
                 Some(Row { matches: Matches { title, fields }, score, ..flat_row(i) })
             })
             .collect();
@@ -786,14 +826,15 @@ impl Haystack {
         Some((TIER_TEXT, hit(Field::Cwd, &s.cwd, &self.cwd, at)))
     }
 
-    /// Where each token (or the regex) occurs in the row's displayed title.
-    fn title_hits(&self, q: &Prepared) -> Vec<Range<usize>> {
-        let title = self.title.as_str();
+    /// Where each token (or the regex) occurs in the row's displayed title (`s`: this session).
+    fn title_hits(&self, s: &SessionSummary, q: &Prepared) -> Vec<Range<usize>> {
+        let forms = self.title.get_or_init(|| Title::of(s));
+        let title = forms.text.as_str();
         let mut ranges: Vec<Range<usize>> = Vec::new();
         match q {
             Prepared::Regex(re) => ranges.extend(re.find_iter(title).map(|m| m.range())),
             Prepared::Tokens(tokens) => {
-                let lower = self.title_lower.as_str();
+                let lower = forms.lower.as_str();
                 for t in tokens {
                     if t.phrase {
                         if let Some(at) = t.find_phrase(lower) {
@@ -802,10 +843,10 @@ impl Haystack {
                             );
                         }
                     } else if let Some(at) = t.finder.find(lower.as_bytes()) {
-                        let plainly = t.maps_plainly(self.title_ascii, self.title_plain);
+                        let plainly = t.maps_plainly(forms.ascii, forms.plain);
                         ranges.push(t.hit(Field::Name, title, plainly, || at).range);
                     } else if t.may_fuzzy_match(lower)
-                        && let Some(m) = fuzzy_match_lower(&t.needle, &self.title16)
+                        && let Some(m) = fuzzy_match_lower(&t.needle, &forms.lower16)
                     {
                         ranges.extend(positions_to_ranges(title, &m.positions));
                     }
@@ -1005,6 +1046,32 @@ mod tests {
         let title = display_title(&s[0]);
         let title_hits: Vec<&str> = rows[0].matches.title.iter().map(|r| &title[r.clone()]).collect();
         assert_eq!(title_hits, ["Render", "TIMEOUT"]);
+    }
+
+    #[test]
+    fn titles_are_the_displayed_titles() {
+        let titles = [
+            "  plain title ",
+            "tab\there",
+            "del\u{7f}",
+            "é — “quotes” 😀",
+            "c1 \u{85} and \u{9f}",
+            "bidi \u{202e}x\u{2066}y\u{200f}z\u{61c}",
+            "near misses \u{2067}\u{202f}\u{2010}\u{a0}\u{61b}",
+            "\u{feff} bom trimmed \u{3000}",
+        ];
+        for t in titles {
+            let s = SessionSummary { first_message: t.into(), ..SessionSummary::default() };
+            assert_eq!(title_of(&s), display_title(&s), "{t:?}");
+        }
+        let mut buf = [0u8; 4];
+        for c in (0..0x3000u32).filter_map(char::from_u32) {
+            let s = SessionSummary {
+                first_message: format!("a{}b", c.encode_utf8(&mut buf)),
+                ..SessionSummary::default()
+            };
+            assert_eq!(title_of(&s), display_title(&s), "{c:?}");
+        }
     }
 
     #[test]

@@ -11,8 +11,10 @@
 //! - pi drops sessions on a parent cycle (or pointing at themselves) from this view; pitree shows
 //!   every session on a cycle as a root (what hangs off a cycle member stays under it).
 
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use super::hash::FastMap;
 
 /// One row of the threaded view.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,10 +35,7 @@ pub struct Node {
 /// Thread the sessions `subset` (indexes into `nodes`, in list order).
 pub fn threaded(nodes: &[Node], subset: &[usize]) -> Vec<TreeRow> {
     let n = subset.len();
-    let by_key: HashMap<&PathBuf, usize> =
-        subset.iter().enumerate().map(|(pos, &i)| (&nodes[i].key, pos)).collect();
-    let mut parent: Vec<Option<usize>> =
-        subset.iter().map(|&i| nodes[i].parent_key.as_ref().and_then(|k| by_key.get(k).copied())).collect();
+    let mut parent = parents(nodes, subset);
     break_cycles(&mut parent);
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut roots = Vec::new();
@@ -51,6 +50,37 @@ pub fn threaded(nodes: &[Node], subset: &[usize]) -> Vec<TreeRow> {
     by_latest(&mut roots);
     children.iter_mut().for_each(by_latest);
     flatten(subset, &roots, &children)
+}
+
+/// The position in `subset` of each node's parent, if it is there. Keys are compared as paths;
+/// when every key is written plainly (see [`is_plain`]) equal paths are equal bytes, which hash much
+/// faster than paths.
+fn parents(nodes: &[Node], subset: &[usize]) -> Vec<Option<usize>> {
+    let plain = subset
+        .iter()
+        .all(|&i| is_plain(&nodes[i].key) && nodes[i].parent_key.as_deref().is_none_or(is_plain));
+    if plain {
+        let by_key: FastMap<&OsStr, usize> =
+            subset.iter().enumerate().map(|(pos, &i)| (nodes[i].key.as_os_str(), pos)).collect();
+        return subset
+            .iter()
+            .map(|&i| nodes[i].parent_key.as_ref().and_then(|k| by_key.get(k.as_os_str()).copied()))
+            .collect();
+    }
+    let by_key: FastMap<&PathBuf, usize> =
+        subset.iter().enumerate().map(|(pos, &i)| (&nodes[i].key, pos)).collect();
+    subset.iter().map(|&i| nodes[i].parent_key.as_ref().and_then(|k| by_key.get(k).copied())).collect()
+}
+
+/// A path with none of the spellings `Path` comparison ignores (a repeated separator, a `.` after
+/// the start, a trailing separator), so two plain paths are equal exactly when their bytes are.
+fn is_plain(path: &Path) -> bool {
+    let b = path.as_os_str().as_encoded_bytes();
+    memchr::memchr_iter(b'/', b).all(|i| match &b[i + 1..] {
+        [] => b.len() == 1,
+        [b'/', ..] | [b'.'] | [b'.', b'/', ..] => false,
+        _ => true,
+    })
 }
 
 /// Detach every node that lies on a parent cycle.
@@ -122,7 +152,10 @@ fn flatten(subset: &[usize], roots: &[usize], children: &[Vec<usize>]) -> Vec<Tr
         };
         let kids = &children[item.pos];
         let continues = item.depth > 0 && !item.is_last;
-        let child_ancestors = format!("{}{}", item.ancestors, if continues { "│  " } else { "   " });
+        let child_ancestors = match kids.is_empty() {
+            true => String::new(),
+            false => format!("{}{}", item.ancestors, if continues { "│  " } else { "   " }),
+        };
         for (k, &c) in kids.iter().enumerate().rev() {
             stack.push(Item {
                 pos: c,
@@ -179,6 +212,26 @@ mod tests {
             node("k", Some("b"), 5),
         ];
         assert_eq!(render(&nodes), ["a", "b", "   └─ k", "self"]);
+    }
+
+    #[test]
+    fn keys_compare_as_paths() {
+        let plain = [node("/s/a", None, 3), node("/s/b", Some("/s/a"), 2)];
+        assert_eq!(render(&plain), ["/s/a", "   └─ /s/b"]);
+        let spelled =
+            [node("/s/a", None, 3), node("/s/b", Some("/s//./a/"), 2), node("./c", Some("././s"), 1)];
+        assert_eq!(render(&spelled), ["/s/a", "   └─ /s/b", "./c"]);
+        for (p, plain) in [
+            ("/s/a", true),
+            ("/", true),
+            ("./a", true),
+            ("a/", false),
+            ("a//b", false),
+            ("a/./b", false),
+            ("a/.", false),
+        ] {
+            assert_eq!(is_plain(Path::new(p)), plain, "{p}");
+        }
     }
 
     #[test]

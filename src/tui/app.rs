@@ -23,7 +23,7 @@ use super::keymap::{Action as Key, Keybindings};
 use super::picker::draw as picker_draw;
 use super::picker::keys::command_for;
 use super::picker::preview::{self, Preview};
-use super::picker::source::{BuiltIndex, Found, SearchTexts};
+use super::picker::source::{BuiltIndex, KeyCache, SearchTexts};
 use super::picker::state::{self as picker, Picker, PickerOptions, PreviewSlot, ScanUpdate, ScopeKind};
 use super::resume::Resume;
 use super::summarizer;
@@ -771,28 +771,33 @@ impl<B: Backend> Runner<B> {
         let tx = self.tx.clone();
         std::thread::spawn(move || {
             let mut scanning = Some(scanning);
-            for event in scan_rx {
-                let update = match event {
-                    ScanEvent::Progress { done, total } => ScanUpdate::Progress { done, total },
-                    ScanEvent::Found(found) => {
-                        crate::catalog::tmpdbg("relay got found");
-                        let f = ScanUpdate::Found(Found::all(found));
-                        crate::catalog::tmpdbg("relay resolved");
-                        f
-                    }
-                    ScanEvent::Done { warnings, .. } => {
-                        let texts = scanning.take().and_then(|s| s.join().ok().flatten());
-                        if let Some(texts) = texts {
-                            let update = ScanUpdate::Texts(SearchTexts(texts));
-                            if tx.send(Event::Scan { scope, seq, update }).is_err() {
-                                return;
-                            }
+            let mut keys = KeyCache::default();
+            while let Ok(first) = scan_rx.recv() {
+                // What the scan sent meanwhile goes out right after, so that the loop takes it in
+                // the same batch (a warm scan's rows and its end make one update of the list).
+                let started = std::time::Instant::now();
+                let mut updates = Vec::new();
+                let mut next = Some(first);
+                while let Some(event) = next {
+                    match event {
+                        ScanEvent::Progress { done, total } => {
+                            updates.push(ScanUpdate::Progress { done, total })
                         }
-                        ScanUpdate::Done { warnings: warnings.iter().map(ToString::to_string).collect() }
+                        ScanEvent::Found(found) => updates.push(ScanUpdate::Found(keys.found(found))),
+                        ScanEvent::Done { warnings, .. } => {
+                            let texts = scanning.take().and_then(|s| s.join().ok().flatten());
+                            updates.extend(texts.map(|t| ScanUpdate::Texts(SearchTexts(t))));
+                            let warnings = warnings.iter().map(ToString::to_string).collect();
+                            updates.push(ScanUpdate::Done { warnings });
+                        }
                     }
-                };
-                if tx.send(Event::Scan { scope, seq, update }).is_err() {
-                    return;
+                    let full = updates.len() >= 256 || started.elapsed() >= Duration::from_millis(16);
+                    next = if full { None } else { scan_rx.try_recv().ok() };
+                }
+                for update in updates {
+                    if tx.send(Event::Scan { scope, seq, update }).is_err() {
+                        return;
+                    }
                 }
             }
         });

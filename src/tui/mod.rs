@@ -137,11 +137,8 @@ fn finish(exit: Exit, options: &TuiOptions, hand_over: resume::HandOver) -> Resu
 /// `width`×`height` `TestBackend`. Runs the real loop, scan worker and reducer.
 pub fn bench_first_frame(root: &Path, cache: &Path, width: u16, height: u16) -> Result<Duration> {
     let start = Instant::now();
-    crate::catalog::tmpdbg("bench start");
     let mut bench = Bench::new(root, cache, width, height)?;
-    crate::catalog::tmpdbg("bench made");
     bench.until_loaded()?;
-    crate::catalog::tmpdbg("drawn");
     Ok(start.elapsed())
 }
 
@@ -210,12 +207,10 @@ impl Bench {
             let first = self.rx.recv_timeout(Duration::from_secs(600)).wrap_err("the scan did not finish")?;
             let batch: Vec<Event> = std::iter::once(first).chain(self.rx.try_iter()).collect();
             let mut effects = Vec::new();
-            crate::catalog::tmpdbg(&format!("batch of {}", batch.len()));
             for event in batch {
                 effects.extend(app::update(&mut self.app, event));
             }
             effects.extend(app::settle(&mut self.app));
-            crate::catalog::tmpdbg("batch updated");
             for effect in effects {
                 let skipped = matches!(
                     effect,
@@ -270,5 +265,70 @@ mod catalog_glue {
             }
         }
         bail!("No session found matching '{target}'")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(id: &str, minute: u32, deep: &str) -> String {
+        let header = format!(
+            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2025-06-01T10:00:00.000Z","cwd":"/p"}}"#
+        );
+        let message = |n: u32, role: &str, text: &str| {
+            let parent = if n == 0 { "null".to_string() } else { format!("\"{id}-{}\"", n - 1) };
+            format!(
+                r#"{{"type":"message","id":"{id}-{n}","parentId":{parent},"timestamp":"2025-06-01T10:{minute:02}:0{n}.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}]}}}}"#
+            )
+        };
+        [header, message(0, "user", &format!("hello from {id}")), message(1, "assistant", deep)]
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect()
+    }
+
+    fn titles(bench: &Bench) -> Vec<String> {
+        let p = &bench.app.picker;
+        p.rows().iter().map(|r| p.summary(r).title().to_string()).collect()
+    }
+
+    /// A warm start lists the sessions before their texts are read; a search typed before the
+    /// search index arrives still finds words only the texts hold, and so does one after.
+    #[test]
+    fn a_warm_start_searches_the_deferred_texts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("sessions");
+        let cache = tmp.path().join("cache");
+        std::fs::create_dir_all(root.join("--p--")).unwrap();
+        for (id, minute, deep) in [("a", 1, "nothing here"), ("b", 2, "a zebrafish swims by"), ("c", 3, "no")]
+        {
+            std::fs::write(root.join(format!("--p--/{id}.jsonl")), session(id, minute, deep)).unwrap();
+        }
+        let mut cold = Bench::new(&root, &cache, 80, 20).unwrap();
+        cold.until_loaded().unwrap();
+        assert!(
+            cold.app.picker.list(ScopeKind::All).sessions.texts().is_none(),
+            "a cold scan reads the texts"
+        );
+        for before_index in [true, false] {
+            let mut warm = Bench::new(&root, &cache, 80, 20).unwrap();
+            warm.until_loaded().unwrap();
+            let list = &warm.app.picker.list(ScopeKind::All).sessions;
+            assert!(list.texts().is_some(), "a warm scan defers the texts");
+            assert!(list.sessions().iter().all(|s| s.all_messages_text.is_empty()));
+            if !before_index {
+                warm.until_indexed().unwrap();
+            }
+            for c in "zebrafish".chars() {
+                warm.key(c);
+            }
+            warm.draw().unwrap();
+            assert_eq!(titles(&warm), ["hello from b"], "before the index: {before_index}");
+            warm.until_indexed().unwrap();
+            warm.key(' ');
+            warm.key('s');
+            assert_eq!(titles(&warm), ["hello from b"]);
+        }
     }
 }

@@ -10,13 +10,14 @@
 //! for the worker's read if one is under way). A search ranks the rows without their match
 //! positions; the title matches are found for the rows drawn ([`SessionList::title_hits`]).
 
-use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
 use std::ops::Range;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::catalog::hash::{FastMap, FastSet};
 use crate::catalog::locate::canonical_key;
 use crate::catalog::search::{PreparedQuery, SearchIndex};
 use crate::catalog::thread::{self, Node};
@@ -54,21 +55,33 @@ impl Found {
         Found { summary, keys }
     }
 
-    /// [`Found::new`] for many summaries: each folder is resolved and listed once, then every
-    /// session's keys are found from those (see `Folders`), in parallel.
+    /// [`Found::new`] for many summaries (see [`KeyCache`]).
     pub fn all(summaries: Vec<SessionSummary>) -> Vec<Found> {
-        let paths = summaries.iter().flat_map(|s| {
+        KeyCache::default().found(summaries)
+    }
+}
+
+/// [`Found::new`] for the summaries of a scan, batch after batch: each folder is resolved and
+/// listed once, when the first of its sessions comes (see `Folders`), and the keys of a large batch
+/// are found in parallel.
+#[derive(Default)]
+pub struct KeyCache(Folders);
+
+impl KeyCache {
+    pub fn found(&mut self, summaries: Vec<SessionSummary>) -> Vec<Found> {
+        self.0.add(summaries.iter().flat_map(|s| {
             std::iter::once(s.path.as_path()).chain(s.parent_session_path.as_deref().map(Path::new))
-        });
-        let folders = Folders::of(paths);
-        summaries
-            .into_par_iter()
-            .map(|summary| {
-                let key = folders.key(&summary.path);
-                let parent = summary.parent_session_path.as_deref().map(|p| folders.key(Path::new(p)));
-                Found { summary, keys: Keys { key, parent } }
-            })
-            .collect()
+        }));
+        let folders = &self.0;
+        let found = |summary: SessionSummary| {
+            let key = folders.key(&summary.path);
+            let parent = summary.parent_session_path.as_deref().map(|p| folders.key(Path::new(p)));
+            Found { summary, keys: Keys { key, parent } }
+        };
+        match summaries.len() {
+            0..64 => summaries.into_iter().map(found).collect(),
+            _ => summaries.into_par_iter().map(found).collect(),
+        }
     }
 }
 
@@ -76,20 +89,36 @@ impl Found {
 /// resolves to its folder's canonical path joined with its name, which is what resolving it whole
 /// gives. Anything else (a symlink, a file not listed, a path not ending in a plain name) is
 /// resolved whole.
-struct Folders(HashMap<PathBuf, Option<Folder>>);
+#[derive(Default)]
+struct Folders(FastMap<OsString, Option<Folder>>);
 
 struct Folder {
     canonical: PathBuf,
     /// The names of the entries that are not symlinks.
-    plain: std::collections::HashSet<std::ffi::OsString>,
+    plain: FastSet<OsString>,
 }
 
 impl Folders {
+    #[cfg(test)]
     fn of<'a>(paths: impl Iterator<Item = &'a Path>) -> Folders {
-        let mut wanted: Vec<&Path> = paths.filter_map(|p| split(p).map(|(folder, _)| folder)).collect();
-        wanted.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-        wanted.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
-        Folders(wanted.into_par_iter().map(|folder| (folder.to_path_buf(), Folder::read(folder))).collect())
+        let mut folders = Folders::default();
+        folders.add(paths);
+        folders
+    }
+
+    /// Resolve and list the folders of `paths` not seen yet. A file made in one after it was listed
+    /// is resolved whole.
+    fn add<'a>(&mut self, paths: impl Iterator<Item = &'a Path>) {
+        let wanted: FastSet<&OsStr> = paths
+            .filter_map(|p| split(p).map(|(folder, _)| folder))
+            .filter(|folder| !self.0.contains_key(*folder))
+            .collect();
+        let wanted: Vec<&OsStr> = wanted.into_iter().collect();
+        let read = |folder: &OsStr| (folder.to_owned(), Folder::read(Path::new(folder)));
+        match wanted.len() {
+            0 | 1 => self.0.extend(wanted.into_iter().map(read)),
+            _ => self.0.extend(wanted.into_par_iter().map(read).collect::<Vec<_>>()),
+        }
     }
 
     fn key(&self, path: &Path) -> PathBuf {
@@ -114,13 +143,24 @@ impl Folder {
     }
 }
 
-/// A path's folder (not empty) and its last component, when the path ends in a plain name.
-fn split(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
-    let Some(Component::Normal(name)) = path.components().next_back() else { return None };
-    if !path.as_os_str().as_encoded_bytes().ends_with(name.as_encoded_bytes()) {
+/// A path's folder and its last component, when the path is `<folder>/<name>` with a plain name
+/// (not `.` or `..`, no separator after it).
+#[cfg(unix)]
+fn split(path: &Path) -> Option<(&OsStr, &OsStr)> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    let slash = memchr::memrchr(b'/', bytes)?;
+    let name = &bytes[slash + 1..];
+    if name.is_empty() || name == b"." || name == b".." {
         return None;
     }
-    Some((path.parent().filter(|f| !f.as_os_str().is_empty())?, name))
+    let folder = if slash == 0 { &bytes[..1] } else { &bytes[..slash] };
+    Some((OsStr::from_bytes(folder), OsStr::from_bytes(name)))
+}
+
+#[cfg(not(unix))]
+fn split(_: &Path) -> Option<(&OsStr, &OsStr)> {
+    None
 }
 
 /// The texts a warm scan of the list left to read ([`DeferredTexts`]), for the event that carries
@@ -237,14 +277,19 @@ impl SessionList {
         self.set(items);
     }
 
-    fn set(&mut self, mut items: Vec<(SessionSummary, Keys)>) {
-        items.sort_by(|(a, _), (b, _)| {
+    fn set(&mut self, items: Vec<(SessionSummary, Keys)>) {
+        // Sort positions rather than the (large) items, then move each item once.
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (a, b) = (&items[a].0, &items[b].0);
             b.modified_ms
                 .cmp(&a.modified_ms)
                 .then(b.mtime_ms.cmp(&a.mtime_ms))
                 .then_with(|| b.path.file_name().cmp(&a.path.file_name()))
         });
-        let (sessions, keys): (Vec<SessionSummary>, Vec<Keys>) = items.into_iter().unzip();
+        let mut slots: Vec<Option<(SessionSummary, Keys)>> = items.into_iter().map(Some).collect();
+        let (sessions, keys): (Vec<SessionSummary>, Vec<Keys>) =
+            order.into_iter().filter_map(|i| slots[i].take()).unzip();
         self.sessions = Arc::new(sessions);
         self.keys = keys;
         self.index = None;
@@ -304,7 +349,7 @@ impl SessionList {
     /// `session` ([`crate::catalog::display::display_title`]).
     pub fn title_hits(&self, session: usize) -> Vec<Range<usize>> {
         match (&self.index, &self.query) {
-            (Some(index), Some(query)) => index.title_hits(session, query),
+            (Some(index), Some(query)) => index.title_hits(&self.sessions, session, query),
             _ => Vec::new(),
         }
     }
@@ -362,6 +407,10 @@ mod tests {
             "real/a.jsonl/",
             "real/./a.jsonl",
             "real/../real/a.jsonl",
+            "real//a.jsonl",
+            "real/a.jsonl/.",
+            "real/..",
+            "via/.",
             "nowhere/a.jsonl",
         ]
         .iter()

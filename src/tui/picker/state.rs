@@ -860,11 +860,13 @@ impl Picker {
 
     /// Every session path of both scopes (to check which ones a running pi holds).
     pub fn all_paths(&self) -> Vec<PathBuf> {
-        let mut paths: Vec<PathBuf> =
-            self.lists.iter().flat_map(|l| l.sessions.sessions().iter().map(|s| s.path.clone())).collect();
-        paths.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-        paths.dedup();
-        paths
+        let mut seen = crate::catalog::hash::FastSet::default();
+        self.lists
+            .iter()
+            .flat_map(|l| l.sessions.sessions())
+            .filter(|s| seen.insert(s.path.as_os_str()))
+            .map(|s| s.path.clone())
+            .collect()
     }
 
     /// Ask for the selected session's preview when it is not cached (or its file grew).
