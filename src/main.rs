@@ -5,6 +5,7 @@ use clap::Parser;
 use pitree::cli::{Cli, run_command};
 
 fn main() {
+    quiet_library_backtraces();
     let _ = color_eyre::install();
     let cli = Cli::parse();
     let status = match cli.command {
@@ -19,6 +20,17 @@ fn main() {
             eprintln!("pitree: {}", causes.join(": "));
             std::process::exit(1);
         }
+    }
+}
+
+/// Errors are one line for users, so resolving a backtrace for every error (and for every error
+/// pitree handles itself, like a rejected index) is wasted time and memory: with RUST_BACKTRACE=1
+/// set, `pitree show /nonexistent` took 0.34 s and 174 MB instead of 0.01 s and 8 MB. Panics
+/// keep their backtrace; `RUST_LIB_BACKTRACE` set by the user wins.
+fn quiet_library_backtraces() {
+    if std::env::var_os("RUST_LIB_BACKTRACE").is_none() {
+        // SAFETY: called first in main, before any thread is started.
+        unsafe { std::env::set_var("RUST_LIB_BACKTRACE", "0") };
     }
 }
 

@@ -159,7 +159,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn the_tree_view_survives_random_keys_on_generated_sessions(seed in prop::collection::vec(any::<u8>(), 0..1200), keys in prop::collection::vec(any::<u8>(), 0..400)) {
@@ -205,7 +205,7 @@ fn picker_events(b: &mut Bytes<'_>, all: bool) {
             _ => h.press(picker_key(b)),
         }
         open_requested_trees(&mut h);
-        if b.byte().is_multiple_of(4) {
+        if b.one_in(4) {
             h.answer_previews();
         }
         draw_clean(|f| app::draw(f, &h.app), w, hgt);

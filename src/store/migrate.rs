@@ -2,7 +2,8 @@
 //!
 //! pi rewrites a legacy file when it opens it and drops its unreadable lines. pitree reads legacy
 //! files with in-memory migration and touches the disk only before its first write to one: the
-//! migrated text goes to a temp file in the same folder (fsync), the original is kept as
+//! migrated text goes to a temp file in the same folder (`.<file>.migrating-XXXXXX`, fsync; one a
+//! killed migration left is removed by the next migration of that file), the original is kept as
 //! `<file>.v<N>.bak` (a hard link), the temp file is renamed over the original, and the folder is
 //! fsynced. Unreadable lines are kept verbatim. Entry ids are the ones the reader derived, so what
 //! the user saw is what lands on disk.
@@ -42,8 +43,12 @@ pub fn migrate_on_disk(session: &Session, root: &Path) -> Result<PathBuf> {
     }
     let migrated = migrated_text(session, &original)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp =
-        tempfile::NamedTempFile::new_in(dir).wrap_err("cannot create a temp file for the migration")?;
+    let prefix = temp_prefix(&path);
+    remove_stale_temps(dir, &prefix);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .tempfile_in(dir)
+        .wrap_err("cannot create a temp file for the migration")?;
     tmp.write_all(&migrated)?;
     tmp.as_file().set_permissions(std::fs::metadata(&path)?.permissions())?;
     tmp.as_file().sync_all()?;
@@ -57,6 +62,31 @@ pub fn migrate_on_disk(session: &Session, root: &Path) -> Result<PathBuf> {
     tmp.persist(&path).wrap_err_with(|| format!("cannot replace {}", path.display()))?;
     sync_dir(&path)?;
     Ok(backup)
+}
+
+/// How long a migration's temp file may sit before another migration of the same file takes it
+/// for the leftover of a killed one.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The name prefix of a migration's temp file: `.<file name>.migrating-`, so a leftover (the
+/// process was killed before the rename) says what it is.
+fn temp_prefix(path: &Path) -> String {
+    format!(".{}.migrating-", path.file_name().unwrap_or_default().to_string_lossy())
+}
+
+/// Remove what killed migrations of this file left behind (temp files older than [`STALE_TEMP`]).
+fn remove_stale_temps(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let stale = entry.file_name().to_string_lossy().starts_with(prefix)
+            && entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > STALE_TEMP));
+        if stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// `<file>.v<N>.bak`, or `<file>.v<N>.bak.<k>` when that exists already.

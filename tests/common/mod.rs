@@ -174,3 +174,22 @@ fn open_to_others(dir: &Path) {
         }
     }
 }
+
+/// Run `cmd` with stdout to /dev/null; returns its wall time and peak RSS in KB (from `wait4`).
+/// Fails the test if it exits unsuccessfully. `RUST_BACKTRACE` is removed: with it, every error
+/// value pitree creates captures and symbolizes a backtrace, which maps the binary's debug info
+/// (over 150 MB for the debug build) and would be measured instead of pitree's own memory.
+pub fn peak_rss_kb(mut cmd: Command) -> (std::time::Duration, u64) {
+    let start = std::time::Instant::now();
+    cmd.env_remove("RUST_BACKTRACE").env_remove("RUST_LIB_BACKTRACE");
+    let mut child = cmd.stdout(std::process::Stdio::null()).spawn().unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pid is our own child; status and usage point to live locals.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    assert!(child.try_wait().is_err(), "reaped by wait4 above");
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "{cmd:?} failed: {status}");
+    (start.elapsed(), usage.ru_maxrss as u64)
+}

@@ -303,11 +303,11 @@ fn wrap<'a>(pieces: Vec<(String, Style)>, cols: usize) -> Vec<Line<'a>> {
     for (text, style) in pieces {
         let mut rest = text.as_str();
         while !rest.is_empty() {
-            if used == cols {
+            if used >= cols {
                 lines.push(Line::default());
                 used = 0;
             }
-            let mut part = take_cols(rest, cols - used);
+            let mut part = take_cols(rest, cols.saturating_sub(used));
             if part.is_empty() {
                 if used > 0 {
                     used = cols;
