@@ -749,7 +749,7 @@ fn an_index_header_claiming_two_to_the_forty_records_is_rejected_without_reservi
         }
     }
     let (_, rss) = common::peak_rss_kb(limited);
-    assert!(rss < 200 * 1024, "peak RSS {rss} KB");
+    assert!(rss < 300 * 1024, "peak RSS {rss} KB (a reservation for the claimed count would be 738 MB)");
 }
 
 #[test]

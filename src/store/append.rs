@@ -104,12 +104,30 @@ fn framed(line: &[u8], torn_tail: bool) -> Vec<u8> {
     buf
 }
 
-/// Write a new file that must not exist yet, then `fsync` it and its folder.
+/// Write a new file that must not exist yet, all at once: the bytes go to a hidden temp file in the
+/// same folder (fsync), which is then hard-linked to `path` — failing with `AlreadyExists` rather
+/// than replacing anything — and removed; then the folder is fsynced. A crash leaves either no
+/// file or the complete one (plus, at worst, a hidden `.<name>.<pid>.<n>.part` the listing ignores).
 pub fn create_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let temp = temp_path(path);
+    let written = write_synced(&temp, bytes).and_then(|()| std::fs::hard_link(&temp, path));
+    let removed = std::fs::remove_file(&temp);
+    written?;
+    removed?;
+    sync_dir(path)
+}
+
+fn temp_path(path: &Path) -> std::path::PathBuf {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.{}.{n}.part", std::process::id()))
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
     file.write_all(bytes)?;
-    file.sync_all()?;
-    sync_dir(path)
+    file.sync_all()
 }
 
 /// `fsync` the folder holding `path`, so a new name survives a crash.
@@ -127,6 +145,17 @@ mod tests {
     fn facts(bytes: &[u8]) -> FileFacts {
         let first_line = bytes.split(|b| *b == b'\n').next().unwrap_or(&[]).to_vec();
         FileFacts { len: bytes.len() as u64, ends_with_newline: bytes.ends_with(b"\n"), lines: 0, first_line }
+    }
+
+    #[test]
+    fn create_new_never_replaces_and_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        create_new(&p, b"a\n").unwrap();
+        let err = create_new(&p, b"b\n").unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&p).unwrap(), b"a\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]
