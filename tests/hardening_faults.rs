@@ -192,9 +192,14 @@ fn append_kills(args: &[&str], ty: &str, kills: usize, seed: u64) -> BTreeMap<Ou
     seen
 }
 
+/// Linux can stop a `write` at a page boundary when SIGKILL arrives during it, so even a short
+/// line may (rarely) be left torn; what must hold is what `append_kills` checks: pi opens every
+/// outcome (it skips a torn line, so it sees all or none of the new line) and pitree's next write
+/// repairs the tail. Most kills must still leave the file untouched or the line complete.
 fn small_line_kills(args: &[&str], ty: &str, seed: u64) {
     let seen = append_kills(args, ty, 35, seed);
-    assert!(!seen.contains_key(&Outcome::Torn), "a line of a few KB is written whole or not at all");
+    let torn = seen.get(&Outcome::Torn).map_or(0, |(n, _)| *n);
+    assert!(torn * 4 < 35, "{torn} of 35 kills tore the line");
 }
 
 #[test]
