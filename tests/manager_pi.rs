@@ -18,100 +18,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+mod common;
+
+use common::FIXTURES;
+use common::fixtures::{deviates, fixture_files, without_no_ids};
 use pitree::manager::{
     AgentMessage, ContentBlock, Error, NewSessionOptions, SessionEntry, SessionManager, SessionTree, Usage,
     to_json_string,
 };
 use serde_json::{Map, Value, json};
-
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-
-/// Fields of pi's view that the manager deliberately answers differently, per file, and why.
-const DEVIATIONS: &[(&str, &[&str], &str)] = &[
-    (
-        "two-cycle.jsonl",
-        &["roots", "parentOf", "childrenOrder", "branchIds", "context"],
-        "pi hangs on the cycle and hides both members; pitree breaks it at the first member in file order",
-    ),
-    (
-        "two-cycle-offpath.jsonl",
-        &["roots", "parentOf", "childrenOrder"],
-        "pi hides the cycle members; pitree shows them, the first as a root",
-    ),
-    (
-        "self-parent-leaf.jsonl",
-        &["branchIds", "context"],
-        "pi loops forever on a self-parented leaf; pitree treats it as a root",
-    ),
-    (
-        "duplicate-id.jsonl",
-        &["parentOf", "childrenOrder", "branchIds", "context"],
-        "pi lets the later duplicate win and places it twice; pitree keeps the first and reports the second line",
-    ),
-    (
-        "idless-trailing-entry.jsonl",
-        &["leafId", "branchIds"],
-        "pi's leaf becomes undefined; pitree never makes an id-less line the leaf",
-    ),
-    (
-        "lone-surrogate.jsonl",
-        &["contextMessageTexts"],
-        "lone UTF-16 surrogates cannot exist in Rust strings; pitree shows U+FFFD",
-    ),
-    (
-        "v1-legacy.jsonl",
-        &["ids"],
-        "pi draws random ids when migrating; pitree derives stable ones, so the structure is compared by position",
-    ),
-    ("bom.jsonl", &["open"], "pi cannot parse a header that starts with a BOM; pitree skips the BOM"),
-    (
-        "empty.jsonl",
-        &["headerId", "cwd", "smCwd"],
-        "both write a fresh header into the empty file: a new random id and the process cwd (/ when pi's view was recorded)",
-    ),
-];
-
-fn deviates(file: &str, field: &str) -> bool {
-    DEVIATIONS.iter().any(|(f, fields, _)| *f == file && fields.contains(&field))
-}
-
-fn fixture_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![PathBuf::from(FIXTURES)];
-    while let Some(dir) = dirs.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
-fn is_no_id(v: &Value) -> bool {
-    v.as_str().is_some_and(|s| s.starts_with("<no-id@"))
-}
-
-/// pi's value with the `<no-id@line N>` pseudo-entries removed (pitree skips those lines).
-fn without_no_ids(v: &Value) -> Value {
-    match v {
-        Value::Array(a) => Value::Array(a.iter().filter(|x| !is_no_id(x)).map(without_no_ids).collect()),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, v)| {
-                    !k.starts_with("<no-id@")
-                        && !v.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(is_no_id))
-                })
-                .map(|(k, v)| (k.clone(), without_no_ids(v)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
 
 /// The manager's answers, in pi-view's field names.
 fn view(sm: &SessionManager) -> Map<String, Value> {
@@ -280,21 +195,15 @@ fn a_deep_chain_needs_no_recursion() {
 
 const COMPAT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/compat");
 
-/// pi's view of `file` (tests/compat/pi-view.mjs), or `None`, with a note, when the compat
-/// package is not installed (CI, which sets `CI`, must install it).
+/// pi's view of `file`, or `None`, with a note, when the compat package is not installed (CI,
+/// which sets `CI`, must install it).
 fn pi_view(file: &Path) -> Option<Value> {
-    if !Path::new(COMPAT).join("node_modules").exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install the real pi: npm ci --prefix tests/compat"
-        );
-        eprintln!("note: tests/compat/node_modules is missing; skipping the round trips with the real pi");
-        return None;
-    }
-    let out =
-        Command::new("node").arg(Path::new(COMPAT).join("pi-view.mjs")).arg(file).output().expect("node");
-    assert!(out.status.success(), "pi-view failed: {}", String::from_utf8_lossy(&out.stderr));
-    Some(serde_json::from_slice(&out.stdout).unwrap())
+    let view = common::pi_view(file);
+    assert!(
+        view.is_some() || !common::pi_required(),
+        "CI must install the real pi: npm ci --prefix tests/compat"
+    );
+    view
 }
 
 /// Run a pi-write.mjs script (pi's own API writes the session).

@@ -3,29 +3,14 @@
 //! with the original bytes, and no line of them needs the verbatim `Other` fallback. Hand-made edge
 //! files, whose lines pi did not write, must at least come back as the same JSON value.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+mod common;
+
+use common::FIXTURES;
+use common::fixtures::jsonl_files;
 use pitree::manager::{AgentMessage, ContentBlock, SessionEntry, SessionHeader, to_json_string};
 use serde_json::Value;
-
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-
-fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 /// Blocks of a message that fell back to `Other`.
 fn other_blocks(m: &AgentMessage) -> usize {

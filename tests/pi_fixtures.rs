@@ -4,100 +4,14 @@
 //! deviations are listed in `DEVIATIONS` (and in the README) and pitree's own answer is asserted.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+mod common;
+
+use common::FIXTURES;
+use common::fixtures::{deviates, fixture_files, recorded_view, without_no_ids};
 use pitree::session::{Session, context};
 use serde_json::{Value, json};
-
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-
-/// Fields of pi's view that pitree deliberately answers differently, per file, and why.
-const DEVIATIONS: &[(&str, &[&str], &str)] = &[
-    (
-        "two-cycle.jsonl",
-        &["roots", "parentOf", "childrenOrder", "branchIds", "context"],
-        "pi hangs on the cycle and hides both members; pitree breaks it at the first member in file order",
-    ),
-    (
-        "two-cycle-offpath.jsonl",
-        &["roots", "parentOf", "childrenOrder"],
-        "pi hides the cycle members; pitree shows them, the first as a root",
-    ),
-    (
-        "self-parent-leaf.jsonl",
-        &["branchIds", "context"],
-        "pi loops forever on a self-parented leaf; pitree treats it as a root",
-    ),
-    (
-        "duplicate-id.jsonl",
-        &["parentOf", "childrenOrder", "branchIds", "context"],
-        "pi lets the later duplicate win and places it twice; pitree keeps the first and reports the second line",
-    ),
-    (
-        "idless-trailing-entry.jsonl",
-        &["leafId", "branchIds"],
-        "pi's leaf becomes undefined; pitree never makes an id-less line the leaf",
-    ),
-    (
-        "lone-surrogate.jsonl",
-        &["contextMessageTexts"],
-        "lone UTF-16 surrogates cannot exist in Rust strings; pitree shows U+FFFD",
-    ),
-    (
-        "v1-legacy.jsonl",
-        &["ids"],
-        "pi draws random ids when migrating; pitree derives stable ones, so the structure is compared by line",
-    ),
-];
-
-fn deviates(file: &str, field: &str) -> bool {
-    DEVIATIONS.iter().any(|(f, fields, _)| *f == file && fields.contains(&field))
-}
-
-fn fixture_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![PathBuf::from(FIXTURES)];
-    while let Some(dir) = dirs.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
-fn pi_view(path: &Path) -> Value {
-    let json = path.with_extension("pi.json");
-    serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
-}
-
-fn is_no_id(v: &Value) -> bool {
-    v.as_str().is_some_and(|s| s.starts_with("<no-id@"))
-}
-
-/// pi's value with the `<no-id@line N>` pseudo-entries removed (pitree skips those lines).
-fn without_no_ids(v: &Value) -> Value {
-    match v {
-        Value::Array(a) => Value::Array(a.iter().filter(|x| !is_no_id(x)).map(without_no_ids).collect()),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, v)| !k.starts_with("<no-id@") && !only_no_ids(v))
-                .map(|(k, v)| (k.clone(), without_no_ids(v)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-/// A children list made only of pseudo-entries (it disappears once they are removed).
-fn only_no_ids(v: &Value) -> bool {
-    v.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(is_no_id))
-}
 
 struct View<'a> {
     s: &'a Session,
@@ -171,7 +85,7 @@ fn compare(file: &str, field: &str, ours: Value, pi: &Value, failures: &mut Vec<
 
 fn check_file(path: &Path, failures: &mut Vec<String>) {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
-    let pi = pi_view(path);
+    let pi = recorded_view(path);
     let opened = Session::open(path);
     let pi_error = !pi["loadError"].is_null();
     let s = match (opened, pi_error) {
