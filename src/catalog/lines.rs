@@ -29,11 +29,13 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::session::entry::Usage;
-use crate::session::line::{format_number, replace_lone_surrogates};
+use crate::session::line::{
+    format_number, has_lone_surrogate_escape, is_falsy, replace_lone_surrogates, trim_ascii,
+};
+use crate::session::loose::{Loose, LooseNum, Obj, RawUsage};
 
 /// Lines up to this size that the sniff tier skips are validated by serde; longer ones by the
 /// structural scan, which is several times faster on long strings.
@@ -80,7 +82,7 @@ impl Id<'_> {
 /// Parse `line` (without its `\n`) and hand the result to `f`; the result borrows from the line or
 /// from a repaired copy that lives only during the call.
 pub fn with_line<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
-    let line = trim(line);
+    let line = trim_ascii(line);
     if line.is_empty() {
         return f(Parsed::Blank);
     }
@@ -107,22 +109,8 @@ pub fn with_line<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
 fn is_plain_syntax_error(e: &serde_json::Error, line: &[u8]) -> bool {
     use serde_json::error::Category;
     matches!(e.classify(), Category::Syntax | Category::Eof)
-        && !has_surrogate_escape(line)
+        && !has_lone_surrogate_escape(line)
         && std::str::from_utf8(line).is_ok()
-}
-
-/// Whether `\u` followed by `d8`–`df` (a UTF-16 surrogate escape) occurs.
-fn has_surrogate_escape(b: &[u8]) -> bool {
-    memchr::memchr_iter(b'\\', b).any(|i| {
-        b.get(i + 1) == Some(&b'u')
-            && b.get(i + 2).is_some_and(|c| matches!(c, b'd' | b'D'))
-            && b.get(i + 3).is_some_and(|c| matches!(c, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
-    })
-}
-
-/// Strip a BOM and ASCII whitespace (CR included).
-fn trim(line: &[u8]) -> &[u8] {
-    line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line).trim_ascii()
 }
 
 /// The line the typed struct rejected: lossy UTF-8, lone surrogates as U+FFFD, duplicate keys
@@ -130,7 +118,7 @@ fn trim(line: &[u8]) -> &[u8] {
 fn slow_path<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
     let text = String::from_utf8_lossy(line);
     let repaired;
-    let text: &str = if has_surrogate_escape(text.as_bytes()) {
+    let text: &str = if has_lone_surrogate_escape(text.as_bytes()) {
         repaired = replace_lone_surrogates(&text);
         &repaired
     } else {
@@ -150,17 +138,6 @@ fn slow_path<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
     }
 }
 
-fn is_falsy(v: &serde_json::Value) -> bool {
-    match v {
-        serde_json::Value::Null => true,
-        serde_json::Value::Bool(b) => !b,
-        serde_json::Value::Number(n) => n.as_f64() == Some(0.0),
-        serde_json::Value::String(s) => s.is_empty(),
-        _ => false,
-    }
-}
-
-/// Entry types whose content the listing reads (everything else only needs `id`/`parentId`).
 fn needs_fields(ty: &str, role: Option<&str>) -> bool {
     match ty {
         "session" | "session_info" | "usage" => true,
@@ -492,25 +469,25 @@ fn without_data_strings(line: &[u8], out: &mut Vec<u8>) -> bool {
 #[derive(Deserialize)]
 pub struct Fields<'a> {
     #[serde(rename = "type", default, borrow)]
-    ty: Str<'a>,
+    ty: Loose<'a>,
     #[serde(default, borrow)]
     id: IdField<'a>,
     #[serde(rename = "parentId", default, borrow)]
-    parent_id: Str<'a>,
+    parent_id: Loose<'a>,
     #[serde(default, borrow)]
     timestamp: Time<'a>,
     #[serde(default, borrow)]
     message: Obj<RawMessage<'a>>,
     #[serde(default, borrow)]
-    name: Str<'a>,
+    name: Loose<'a>,
     #[serde(default)]
     usage: Obj<RawUsage>,
     #[serde(default)]
-    version: Num,
+    version: LooseNum,
     #[serde(default, borrow)]
-    cwd: Str<'a>,
+    cwd: Loose<'a>,
     #[serde(rename = "parentSession", default, borrow)]
-    parent_session: Str<'a>,
+    parent_session: Loose<'a>,
 }
 
 impl<'a> Fields<'a> {
@@ -569,11 +546,11 @@ impl<'a> Fields<'a> {
 #[derive(Deserialize)]
 pub struct RawMessage<'a> {
     #[serde(default, borrow)]
-    role: Str<'a>,
+    role: Loose<'a>,
     #[serde(default, borrow)]
     content: Option<Content<'a>>,
     #[serde(default)]
-    timestamp: Num,
+    timestamp: LooseNum,
     #[serde(default)]
     usage: Obj<RawUsage>,
 }
@@ -608,38 +585,6 @@ impl RawMessage<'_> {
     }
 }
 
-#[derive(Deserialize, Default)]
-struct RawUsage {
-    #[serde(default)]
-    input: Num,
-    #[serde(default)]
-    output: Num,
-    #[serde(rename = "cacheRead", default)]
-    cache_read: Num,
-    #[serde(rename = "cacheWrite", default)]
-    cache_write: Num,
-    #[serde(default)]
-    cost: Obj<RawCost>,
-}
-
-#[derive(Deserialize, Default)]
-struct RawCost {
-    #[serde(default)]
-    total: Num,
-}
-
-impl RawUsage {
-    fn usage(&self) -> Usage {
-        Usage {
-            input: self.input.0.unwrap_or(0.0),
-            output: self.output.0.unwrap_or(0.0),
-            cache_read: self.cache_read.0.unwrap_or(0.0),
-            cache_write: self.cache_write.0.unwrap_or(0.0),
-            cost: self.cost.0.as_ref().and_then(|c| c.total.0).unwrap_or(0.0),
-        }
-    }
-}
-
 /// Message content: a string, or the texts of its `text` blocks (a block's non-string `text`
 /// reads as empty, as `undefined` joins in JavaScript); any other value has no text.
 enum Content<'a> {
@@ -661,35 +606,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 #[derive(Deserialize)]
 struct Block<'a> {
     #[serde(rename = "type", default, borrow)]
-    ty: Str<'a>,
+    ty: Loose<'a>,
     #[serde(default, borrow)]
-    text: Str<'a>,
-}
-
-/// A string field; any other value reads as absent.
-#[derive(Default)]
-struct Str<'a>(Option<Cow<'a, str>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Str(match d.deserialize_any(ScalarVisitor)? {
-            Scalar::Str(s) => Some(s),
-            _ => None,
-        }))
-    }
-}
-
-/// A number field; any other value reads as absent.
-#[derive(Default)]
-struct Num(Option<f64>);
-
-impl<'de> Deserialize<'de> for Num {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Num(match d.deserialize_any(ScalarVisitor)? {
-            Scalar::Num(n) => Some(n),
-            _ => None,
-        }))
-    }
+    text: Loose<'a>,
 }
 
 /// A timestamp: `new Date(x)` takes a string or a number.
@@ -727,52 +646,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for IdField<'a> {
             Scalar::Bool(b) => Id::Other(b.to_string()),
             Scalar::Seq(_) | Scalar::Other => Id::Missing,
         }))
-    }
-}
-
-/// An object field parsed as `T`; any other value reads as absent.
-struct Obj<T>(Option<T>);
-
-impl<T> Default for Obj<T> {
-    fn default() -> Self {
-        Obj(None)
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
-            type Value = Obj<T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                T::deserialize(MapAccessDeserializer::new(map)).map(|t| Obj(Some(t)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                IgnoredAny::deserialize(SeqAccessDeserializer::new(seq)).map(|_| Obj(None))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Obj(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Obj(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Obj(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Obj(None))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Obj(None))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Obj(None))
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 

@@ -40,7 +40,7 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value> {
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim();
     serde_json::from_str(text).or_else(|e| {
-        if has_lone_surrogate_escape(text) {
+        if has_lone_surrogate_escape(text.as_bytes()) {
             serde_json::from_str(&replace_lone_surrogates(text)).wrap_err("entry JSON is malformed")
         } else {
             Err(eyre!(e)).wrap_err("entry JSON is malformed")

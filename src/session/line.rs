@@ -8,7 +8,9 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::entry::{Entry, Kind, Message, TextHead, ToolArgs, ToolCall, Usage};
+use super::entry::{Entry, Kind, Message, TextHead, ToolArgs, ToolCall};
+pub use super::loose::format_number;
+use super::loose::{Loose, LooseNum, LooseVisitor, Obj, RawUsage, Scalar, loose_bool};
 
 /// What one physical line turned out to be.
 #[derive(Debug)]
@@ -55,7 +57,8 @@ pub fn parse_line(bytes: &[u8], line_no: u32, start: u64) -> Line {
     parse_unusual(&text, line_no, span)
 }
 
-fn trim_ascii(bytes: &[u8]) -> &[u8] {
+/// A line without a leading BOM and surrounding ASCII whitespace (CR included).
+pub fn trim_ascii(bytes: &[u8]) -> &[u8] {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     bytes.trim_ascii()
 }
@@ -65,7 +68,7 @@ fn trim_ascii(bytes: &[u8]) -> &[u8] {
 /// classified as a non-object value or as malformed.
 fn parse_unusual(text: &str, line_no: u32, span: std::ops::Range<u64>) -> Line {
     let repaired;
-    let text = if has_lone_surrogate_escape(text) {
+    let text = if has_lone_surrogate_escape(text.as_bytes()) {
         repaired = replace_lone_surrogates(text);
         repaired.as_str()
     } else {
@@ -97,7 +100,7 @@ pub fn js_trim(s: &str) -> &str {
 }
 
 /// JavaScript's falsiness, for the values `JSON.parse` can produce.
-fn is_falsy(v: &serde_json::Value) -> bool {
+pub fn is_falsy(v: &serde_json::Value) -> bool {
     match v {
         serde_json::Value::Null => true,
         serde_json::Value::Bool(b) => !b,
@@ -138,8 +141,7 @@ fn drop_misshapen_fields(v: &mut serde_json::Value) {
 }
 
 /// Whether the text holds a `\uD800`–`\uDFFF` escape (cheap pre-check before a repair).
-pub fn has_lone_surrogate_escape(text: &str) -> bool {
-    let b = text.as_bytes();
+pub fn has_lone_surrogate_escape(b: &[u8]) -> bool {
     memchr::memmem::find_iter(b, b"\\u").any(|i| {
         b.get(i + 2).is_some_and(|c| *c == b'd' || *c == b'D')
             && b.get(i + 3).is_some_and(|c| matches!(c, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
@@ -267,7 +269,7 @@ fn kind(ty: &str, raw: &RawLine<'_>) -> Kind {
             label: raw.label.0.as_deref().filter(|l| !l.is_empty()).map(str::to_string),
         },
         "session_info" => Kind::SessionInfo { name: opt(&raw.name) },
-        "usage" => Kind::Usage { kind: s(&raw.usage_kind), usage: raw.usage.as_ref().map(RawUsage::usage) },
+        "usage" => Kind::Usage { kind: s(&raw.usage_kind), usage: raw.usage.0.as_ref().map(RawUsage::usage) },
         "context_edit" => Kind::ContextEdit {
             target_id: s(&raw.target_id),
             drops: raw.replacement.as_ref().is_none_or(|r| r.get() == "null"),
@@ -298,7 +300,7 @@ fn message(raw: Option<&RawMessage<'_>>) -> Message {
         custom_type: opt(&m.custom_type),
         provider: opt(&m.provider),
         model: opt(&m.model),
-        usage: m.usage.as_ref().map(RawUsage::usage),
+        usage: m.usage.0.as_ref().map(RawUsage::usage),
         has_image: content.is_some_and(|c| c.has_block("image")),
         has_thinking: content.is_some_and(|c| c.has_block("thinking")),
         role,
@@ -349,7 +351,7 @@ struct RawLine<'a> {
     #[serde(rename = "kind", default, borrow)]
     usage_kind: Loose<'a>,
     #[serde(default)]
-    usage: Option<RawUsage>,
+    usage: Obj<RawUsage>,
     #[serde(default, borrow)]
     replacement: Option<&'a RawValue>,
     #[serde(rename = "systemMessage", default, borrow)]
@@ -387,39 +389,7 @@ struct RawMessage<'a> {
     #[serde(default, borrow)]
     model: Loose<'a>,
     #[serde(default)]
-    usage: Option<RawUsage>,
-}
-
-#[derive(Deserialize, Default)]
-struct RawUsage {
-    #[serde(default)]
-    input: LooseNum,
-    #[serde(default)]
-    output: LooseNum,
-    #[serde(rename = "cacheRead", default)]
-    cache_read: LooseNum,
-    #[serde(rename = "cacheWrite", default)]
-    cache_write: LooseNum,
-    #[serde(default)]
-    cost: Option<RawCost>,
-}
-
-#[derive(Deserialize, Default)]
-struct RawCost {
-    #[serde(default)]
-    total: LooseNum,
-}
-
-impl RawUsage {
-    fn usage(&self) -> Usage {
-        Usage {
-            input: self.input.0.unwrap_or(0.0),
-            output: self.output.0.unwrap_or(0.0),
-            cache_read: self.cache_read.0.unwrap_or(0.0),
-            cache_write: self.cache_write.0.unwrap_or(0.0),
-            cost: self.cost.as_ref().and_then(|c| c.total.0).unwrap_or(0.0),
-        }
-    }
+    usage: Obj<RawUsage>,
 }
 
 /// Message content: a string, an array of blocks, `null`, or anything else.
@@ -566,32 +536,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     }
 }
 
-/// A string field; any other JSON value reads as absent.
-#[derive(Default)]
-pub(crate) struct Loose<'a>(Option<Cow<'a, str>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LooseVisitor).map(|v| match v {
-            Scalar::Str(s) => Loose(Some(s)),
-            _ => Loose(None),
-        })
-    }
-}
-
-/// A number field; any other JSON value reads as absent.
-#[derive(Default)]
-pub(crate) struct LooseNum(Option<f64>);
-
-impl<'de> Deserialize<'de> for LooseNum {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LooseVisitor).map(|v| match v {
-            Scalar::Num(n) => LooseNum(Some(n)),
-            _ => LooseNum(None),
-        })
-    }
-}
-
 /// The header/entry `id`: kept as text whatever its type, so a numeric header id can be shown.
 #[derive(Default)]
 struct IdValue<'a>(Option<Scalar<'a>>);
@@ -614,71 +558,8 @@ impl IdValue<'_> {
     }
 }
 
-/// A number as JavaScript prints it (`12345`, not `12345.0`).
-pub fn format_number(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() }
-}
-
 impl<'de: 'a, 'a> Deserialize<'de> for IdValue<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(LooseVisitor).map(|v| IdValue(Some(v)))
-    }
-}
-
-fn loose_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    d.deserialize_any(LooseVisitor).map(|v| match v {
-        Scalar::Bool(b) => Some(b),
-        _ => None,
-    })
-}
-
-enum Scalar<'a> {
-    Str(Cow<'a, str>),
-    Num(f64),
-    Bool(bool),
-    Other,
-}
-
-struct LooseVisitor;
-
-impl<'de> Visitor<'de> for LooseVisitor {
-    type Value = Scalar<'de>;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Borrowed(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Owned(v.to_string())))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Owned(v)))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(Scalar::Num(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(Scalar::Num(v as f64))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(Scalar::Num(v as f64))
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(Scalar::Bool(v))
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Scalar::Other)
-    }
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(Scalar::Other)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Scalar::Other)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Scalar::Other)
     }
 }

@@ -7,6 +7,7 @@ pub mod entry;
 pub mod flatten;
 pub mod graph;
 pub mod line;
+pub(crate) mod loose;
 pub mod parse;
 pub mod summary;
 pub mod text;
