@@ -73,13 +73,19 @@ pub enum Kind {
     },
 }
 
-/// The start of a text, enough for a row, with its full length.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// The start of a text, enough for a row, and whether that is all of it.
+#[derive(Debug, Clone, PartialEq)]
 pub struct TextHead {
     /// At most [`TEXT_HEAD_CHARS`] characters.
     pub head: String,
-    /// Length of the full text in characters.
-    pub chars: usize,
+    /// The text ends with the head.
+    pub complete: bool,
+}
+
+impl Default for TextHead {
+    fn default() -> Self {
+        TextHead { head: String::new(), complete: true }
+    }
 }
 
 /// How many characters of a text an entry keeps in memory.
@@ -87,23 +93,64 @@ pub const TEXT_HEAD_CHARS: usize = 400;
 
 impl TextHead {
     pub fn new(full: &str) -> Self {
-        let mut chars = 0;
-        let mut end = full.len();
-        for (i, (byte, _)) in full.char_indices().enumerate() {
-            if i == TEXT_HEAD_CHARS {
-                end = byte;
-            }
-            chars = i + 1;
-        }
-        TextHead { head: full[..end].to_string(), chars }
+        let mut head = HeadBuilder::default();
+        head.push_str(full);
+        head.finish()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.chars == 0
+        self.head.is_empty()
     }
 
     pub fn is_complete(&self) -> bool {
-        self.head.chars().count() == self.chars
+        self.complete
+    }
+}
+
+/// Builds a [`TextHead`] from pieces of a text: keeps the first [`TEXT_HEAD_CHARS`] characters
+/// and notes whether more followed, so the cost of a long text is its head only.
+#[derive(Default)]
+pub struct HeadBuilder {
+    head: String,
+    kept: usize,
+    cut: bool,
+}
+
+impl HeadBuilder {
+    pub fn push_str(&mut self, part: &str) {
+        if self.cut || part.is_empty() {
+            return;
+        }
+        let room = TEXT_HEAD_CHARS - self.kept;
+        let end = match part.char_indices().nth(room) {
+            Some((end, _)) => {
+                self.cut = true;
+                end
+            }
+            None => part.len(),
+        };
+        self.head.push_str(&part[..end]);
+        self.kept += part[..end].chars().count();
+    }
+
+    pub fn push_char(&mut self, c: char) {
+        if self.kept == TEXT_HEAD_CHARS {
+            self.cut = true;
+        }
+        if !self.cut {
+            self.head.push(c);
+            self.kept += 1;
+        }
+    }
+
+    /// Whether text was left out: anything pushed from now on is dropped.
+    pub fn is_cut(&self) -> bool {
+        self.cut
+    }
+
+    pub fn finish(mut self) -> TextHead {
+        self.head.shrink_to_fit();
+        TextHead { head: self.head, complete: !self.cut }
     }
 }
 
@@ -143,17 +190,31 @@ pub struct ToolCall {
 }
 
 /// The arguments of a tool call that row texts and branch-summary drafts use.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolArgs {
     pub path: Option<String>,
     pub offset: Option<f64>,
     pub limit: Option<f64>,
     pub command: Option<String>,
     pub pattern: Option<String>,
-    /// The arguments as compact JSON, cut to 64 characters.
+    /// The arguments as compact JSON, cut to [`super::tool_args::JSON_HEAD_CHARS`] characters.
     pub json_head: String,
-    /// Length of the compact JSON in characters.
-    pub json_chars: usize,
+    /// The compact JSON ends with the head.
+    pub json_complete: bool,
+}
+
+impl Default for ToolArgs {
+    fn default() -> Self {
+        ToolArgs {
+            path: None,
+            offset: None,
+            limit: None,
+            command: None,
+            pattern: None,
+            json_head: String::new(),
+            json_complete: true,
+        }
+    }
 }
 
 /// Token counts and cost of one model call.

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::str::FromStr;
 
 use super::Session;
-use super::entry::{Entry, Kind, TEXT_HEAD_CHARS};
+use super::entry::{Entry, Kind};
 use super::graph::{Graph, Ix};
 use super::text::{RowText, ToolCalls, row_text};
 
@@ -128,7 +128,7 @@ fn is_empty_assistant(entry: &Entry) -> bool {
     };
     m.role == "assistant"
         && matches!(m.stop_reason.as_deref(), None | Some("stop") | Some("toolUse"))
-        && m.text.chars <= TEXT_HEAD_CHARS
+        && m.text.is_complete()
         && m.text.head.trim().is_empty()
 }
 

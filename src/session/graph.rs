@@ -10,7 +10,7 @@
 //!   as its file-order predecessor's).
 //! - The leaf is the last entry in file order.
 
-use std::collections::HashMap;
+use foldhash::HashMap as FastMap;
 
 use indexmap::IndexMap;
 
@@ -44,7 +44,7 @@ pub enum RootKind {
 /// The tree over a session's entries.
 #[derive(Debug, Clone, Default)]
 pub struct Graph {
-    index: HashMap<String, Ix>,
+    index: FastMap<String, Ix>,
     parent: Vec<Option<Ix>>,
     child_start: Vec<u32>,
     children: Vec<Ix>,
@@ -57,7 +57,7 @@ pub struct Graph {
 
 impl Graph {
     pub fn build(entries: &[Entry]) -> Graph {
-        let index: HashMap<String, Ix> =
+        let index: FastMap<String, Ix> =
             entries.iter().enumerate().map(|(i, e)| (e.id.clone(), i as Ix)).collect();
         let (mut parent, mut root_kind) = link_parents(entries, &index);
         break_cycles(&mut parent, &mut root_kind);
@@ -186,7 +186,7 @@ impl Graph {
 }
 
 /// Each entry's parent index, and for roots the reason.
-fn link_parents(entries: &[Entry], index: &HashMap<String, Ix>) -> (Vec<Option<Ix>>, Vec<Option<RootKind>>) {
+fn link_parents(entries: &[Entry], index: &FastMap<String, Ix>) -> (Vec<Option<Ix>>, Vec<Option<RootKind>>) {
     let mut parent = Vec::with_capacity(entries.len());
     let mut root_kind = Vec::with_capacity(entries.len());
     for e in entries {

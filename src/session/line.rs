@@ -8,9 +8,11 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::entry::{Entry, Kind, Message, TextHead, ToolArgs, ToolCall};
+use super::entry::{Entry, HeadBuilder, Kind, Message, TextHead, ToolCall};
+use super::literal::{LooseLiteral, push_literal};
 pub use super::loose::format_number;
 use super::loose::{Loose, LooseNum, LooseVisitor, Obj, RawUsage, Scalar, loose_bool};
+use super::tool_args::tool_args;
 
 /// What one physical line turned out to be.
 #[derive(Debug)]
@@ -50,7 +52,8 @@ pub fn parse_line(bytes: &[u8], line_no: u32, start: u64) -> Line {
         return Line::Blank;
     }
     let span = start..start + bytes.len() as u64;
-    let text = String::from_utf8_lossy(trimmed);
+    // `from_utf8` checks ASCII a word at a time; the lossy decoder only runs on invalid input.
+    let text = std::str::from_utf8(trimmed).map_or_else(|_| String::from_utf8_lossy(trimmed), Cow::Borrowed);
     if let Ok(raw) = serde_json::from_str::<RawLine>(&text) {
         return build(raw, line_no, span);
     }
@@ -234,6 +237,14 @@ pub fn parse_time_ms(ts: &str) -> Option<i64> {
     chrono::DateTime::parse_from_rfc3339(ts).ok().map(|t| t.timestamp_millis())
 }
 
+fn literal_head(v: &LooseLiteral<'_>) -> TextHead {
+    let mut head = HeadBuilder::default();
+    if let Some(raw) = v.0 {
+        push_literal(&mut head, raw);
+    }
+    head.finish()
+}
+
 fn s(v: &Loose<'_>) -> String {
     v.0.as_deref().unwrap_or("").to_string()
 }
@@ -252,16 +263,15 @@ fn kind(ty: &str, raw: &RawLine<'_>) -> Kind {
             first_kept_entry_id: opt(&raw.first_kept_entry_id),
             first_kept_entry_index: raw.first_kept_entry_index.0,
             has_system_message: raw.system_message.is_some_and(|m| m.get() != "null"),
-            summary: TextHead::new(raw.summary.0.as_deref().unwrap_or("")),
+            summary: literal_head(&raw.summary),
         },
-        "branch_summary" => Kind::BranchSummary {
-            from_id: opt(&raw.from_id),
-            summary: TextHead::new(raw.summary.0.as_deref().unwrap_or("")),
-        },
+        "branch_summary" => {
+            Kind::BranchSummary { from_id: opt(&raw.from_id), summary: literal_head(&raw.summary) }
+        }
         "custom" => Kind::Custom { custom_type: s(&raw.custom_type) },
         "custom_message" => Kind::CustomMessage {
             custom_type: s(&raw.custom_type),
-            text: TextHead::new(&raw.content.as_ref().map(|c| c.text("")).unwrap_or_default()),
+            text: raw.content.as_ref().map(Content::text_head).unwrap_or_default(),
             display: raw.display.unwrap_or(false),
         },
         "label" => Kind::Label {
@@ -288,7 +298,7 @@ fn message(raw: Option<&RawMessage<'_>>) -> Message {
     }
     let content = m.content.as_ref();
     Message {
-        text: TextHead::new(&content.map(|c| c.text("")).unwrap_or_default()),
+        text: content.map(Content::text_head).unwrap_or_default(),
         has_content: content.is_some_and(|c| !matches!(c, Content::Null)),
         timestamp_ms: m.timestamp.0,
         stop_reason: opt(&m.stop_reason),
@@ -327,7 +337,7 @@ struct RawLine<'a> {
     #[serde(rename = "modelId", default, borrow)]
     model_id: Loose<'a>,
     #[serde(default, borrow)]
-    summary: Loose<'a>,
+    summary: LooseLiteral<'a>,
     #[serde(rename = "firstKeptEntryId", default, borrow)]
     first_kept_entry_id: Loose<'a>,
     #[serde(rename = "firstKeptEntryIndex", default)]
@@ -401,19 +411,19 @@ enum Content<'a> {
 }
 
 impl Content<'_> {
-    /// Text blocks concatenated with `sep` (a string content as is).
-    fn text(&self, sep: &str) -> String {
+    /// The head of the text blocks concatenated with no separator (a string content as is).
+    fn text_head(&self) -> TextHead {
         match self {
-            Content::Text(t) => t.to_string(),
+            Content::Text(t) => TextHead::new(t),
             Content::Blocks(blocks) => {
-                let texts: Vec<&str> = blocks
-                    .iter()
-                    .filter(|b| b.ty.0.as_deref() == Some("text"))
-                    .filter_map(|b| b.text.0.as_deref())
-                    .collect();
-                texts.join(sep)
+                let mut head = HeadBuilder::default();
+                let texts = blocks.iter().filter(|b| b.ty.0.as_deref() == Some("text"));
+                for text in texts.filter_map(|b| b.text.0) {
+                    push_literal(&mut head, text);
+                }
+                head.finish()
             }
-            Content::Null | Content::Other => String::new(),
+            Content::Null | Content::Other => TextHead::default(),
         }
     }
 
@@ -437,49 +447,12 @@ impl Content<'_> {
     }
 }
 
-fn tool_args(raw: &RawValue) -> ToolArgs {
-    #[derive(Deserialize, Default)]
-    struct Args<'a> {
-        #[serde(default, borrow)]
-        path: Loose<'a>,
-        #[serde(default, borrow)]
-        file_path: Loose<'a>,
-        #[serde(default)]
-        offset: LooseNum,
-        #[serde(default)]
-        limit: LooseNum,
-        #[serde(default, borrow)]
-        command: Loose<'a>,
-        #[serde(default, borrow)]
-        pattern: Loose<'a>,
-    }
-    let args: Args = serde_json::from_str(raw.get()).unwrap_or_default();
-    let json = compact_json(raw.get());
-    let json_chars = json.chars().count();
-    ToolArgs {
-        path: opt(&args.path).or_else(|| opt(&args.file_path)),
-        offset: args.offset.0,
-        limit: args.limit.0,
-        command: opt(&args.command),
-        pattern: opt(&args.pattern),
-        json_head: json.chars().take(64).collect(),
-        json_chars,
-    }
-}
-
-/// JSON text as `JSON.stringify` would write it (no insignificant whitespace).
-fn compact_json(text: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(text)
-        .map(|v| v.to_string())
-        .unwrap_or_else(|_| text.to_string())
-}
-
 #[derive(Deserialize)]
 struct Block<'a> {
     #[serde(rename = "type", default, borrow)]
     ty: Loose<'a>,
     #[serde(default, borrow)]
-    text: Loose<'a>,
+    text: LooseLiteral<'a>,
     #[serde(default, borrow)]
     id: Loose<'a>,
     #[serde(default, borrow)]

@@ -7,10 +7,12 @@ pub mod entry;
 pub mod flatten;
 pub mod graph;
 pub mod line;
+mod literal;
 pub(crate) mod loose;
 pub mod parse;
 pub mod summary;
 pub mod text;
+pub mod tool_args;
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! The file is streamed in blocks whose lines are parsed in parallel, so a 300 MB session is never
 //! held in memory as text.
 
-use std::collections::HashSet;
+use foldhash::{HashSet as FastSet, HashSetExt};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -129,7 +129,7 @@ impl From<std::io::Error> for ParseError {
 }
 
 /// Block size for streaming; a longer line simply grows the buffer.
-const BLOCK: usize = 8 << 20;
+const BLOCK: usize = 2 << 20;
 
 /// Read and parse a session file (a regular file: anything else is an error, never a wait).
 pub fn parse_file(path: &Path) -> Result<ParsedFile, ParseError> {
@@ -161,28 +161,21 @@ struct RawLine<'a> {
 }
 
 /// Stream `reader` in blocks of `block` bytes; hand each block's complete lines, parsed in parallel, to `sink`.
-fn read_lines<R: Read>(
-    mut reader: R,
+/// A reader thread fetches the next block while the current one is parsed.
+fn read_lines<R: Read + Send>(
+    reader: R,
     block: usize,
     mut sink: impl FnMut(LineBatch),
 ) -> Result<(), ParseError> {
-    let mut buf: Vec<u8> = Vec::with_capacity(block);
-    let mut offset: u64 = 0; // file offset of buf[0]
-    let mut line_no: u32 = 0;
-    let mut facts = FileFacts::default();
-    let mut last_byte = None;
-    loop {
-        let filled = buf.len();
-        buf.resize(filled + block.max(filled), 0); // a long line doubles the buffer
-        let n = read_full(&mut reader, &mut buf[filled..])?;
-        buf.truncate(filled + n);
-        if n > 0 {
-            last_byte = buf.last().copied();
-        }
-        let eof = n == 0;
-        let cut = if eof { buf.len() } else { memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1) };
-        if cut > 0 || eof {
-            let lines = split(&buf[..cut], offset, &mut line_no);
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let (recycle, spare) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(move || read_chunks(reader, block, tx, spare));
+        let mut line_no: u32 = 0;
+        let mut facts = FileFacts::default();
+        for chunk in rx {
+            let chunk: Chunk = chunk?;
+            let lines = split(&chunk.bytes, chunk.offset, &mut line_no);
             if facts.lines == 0
                 && let Some(first) = lines.first()
             {
@@ -192,29 +185,65 @@ fn read_lines<R: Read>(
             let parsed: Vec<(u32, Line)> =
                 lines.par_iter().map(|l| (l.number, parse_line(l.bytes, l.number, l.start))).collect();
             sink(LineBatch { lines: parsed, facts: None });
-            offset += cut as u64;
-            buf.drain(..cut);
+            if let Some(ends_with_newline) = chunk.end {
+                facts.len = chunk.offset + chunk.bytes.len() as u64;
+                facts.ends_with_newline = ends_with_newline;
+                sink(LineBatch { lines: Vec::new(), facts: Some(std::mem::take(&mut facts)) });
+            }
+            let _ = recycle.send(chunk.bytes);
         }
-        if eof {
-            facts.len = offset;
-            facts.ends_with_newline = last_byte.is_none_or(|b| b == b'\n');
-            sink(LineBatch { lines: Vec::new(), facts: Some(facts) });
-            return Ok(());
-        }
-    }
+        Ok(())
+    })
 }
 
-fn read_full<R: Read>(reader: &mut R, out: &mut [u8]) -> std::io::Result<usize> {
-    let mut total = 0;
-    while total < out.len() {
-        match reader.read(&mut out[total..]) {
-            Ok(0) => break,
-            Ok(n) => total += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+/// Whole lines of the file from `offset` on; the last chunk has `end` set to whether the file
+/// ends with a newline, and holds the unterminated tail if there is one.
+struct Chunk {
+    bytes: Vec<u8>,
+    offset: u64,
+    end: Option<bool>,
+}
+
+/// The reader thread of [`read_lines`]: reads blocks, cuts them after their last newline (a line
+/// longer than a block doubles the next read) and sends them in order until the end or an error.
+/// Buffers come back through `spare` once parsed, so their pages are not faulted in again.
+fn read_chunks<R: Read>(
+    mut reader: R,
+    block: usize,
+    tx: std::sync::mpsc::SyncSender<std::io::Result<Chunk>>,
+    spare: std::sync::mpsc::Receiver<Vec<u8>>,
+) {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut offset: u64 = 0;
+    let mut last_byte = None;
+    loop {
+        let want = block.max(carry.len());
+        let mut buf = spare.try_recv().unwrap_or_default();
+        buf.clear();
+        buf.reserve(carry.len() + want);
+        buf.append(&mut carry);
+        let n = match reader.by_ref().take(want as u64).read_to_end(&mut buf) {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
+        if n > 0 {
+            last_byte = buf.last().copied();
+        }
+        let eof = n == 0;
+        let cut = if eof { buf.len() } else { memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1) };
+        carry = buf.split_off(cut);
+        if cut > 0 || eof {
+            let len = buf.len() as u64;
+            let end = eof.then(|| last_byte.is_none_or(|b| b == b'\n'));
+            if tx.send(Ok(Chunk { bytes: buf, offset, end })).is_err() || eof {
+                return;
+            }
+            offset += len;
         }
     }
-    Ok(total)
 }
 
 /// Split a block into physical lines (an unterminated last piece counts as a line).
@@ -307,6 +336,7 @@ impl Builder {
             std::mem::take(&mut self.entries)
         };
         drop_duplicates(&mut entries, &mut self.damage);
+        entries.shrink_to_fit();
         self.damage.sort_by_key(|d| d.line);
         Ok(ParsedFile { path, header, entries, damage: self.damage, facts: self.facts })
     }
@@ -326,7 +356,11 @@ fn header(h: HeaderLine, line: u32) -> Header {
 
 /// Keep the first entry of each id; later ones are counted as damage.
 fn drop_duplicates(entries: &mut Vec<Entry>, damage: &mut Vec<Damage>) {
-    let mut seen: HashSet<String> = HashSet::with_capacity(entries.len());
+    let mut ids: FastSet<&str> = FastSet::with_capacity(entries.len());
+    if entries.iter().all(|e| ids.insert(&e.id)) {
+        return;
+    }
+    let mut seen: FastSet<String> = FastSet::new();
     entries.retain(|e| {
         if seen.insert(e.id.clone()) {
             true
@@ -373,7 +407,7 @@ fn kept_entry_id(ids: &[String], compaction_position: usize, index: f64) -> Opti
 /// Deterministic 8-hex ids for the entries of a legacy file, unique within it.
 pub fn legacy_ids(header_line: &[u8], lines: impl Iterator<Item = u32>) -> Vec<String> {
     let seed = fnv1a(header_line);
-    let mut used = HashSet::new();
+    let mut used = FastSet::new();
     lines
         .map(|line| {
             let mut salt = 0u64;

@@ -243,7 +243,7 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
         "ls" => format!("[ls: {}]", path(".")),
         name => {
             let json: String = args.json_head.chars().take(40).collect();
-            let more = if args.json_chars > 40 { "..." } else { "" };
+            let more = if !args.json_complete || args.json_head.chars().count() > 40 { "..." } else { "" };
             format!("[{name}: {json}{more}]")
         }
     };
@@ -332,7 +332,6 @@ mod tests {
         assert_eq!(format_tool_call(&call("ls", ToolArgs::default()), None), "[ls: .]");
         let other = ToolArgs {
             json_head: "{\"query\":\"a very long search query that goes on\"}".into(),
-            json_chars: 49,
             ..Default::default()
         };
         assert_eq!(

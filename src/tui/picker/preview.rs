@@ -158,7 +158,11 @@ fn assistant_text(m: &Message) -> String {
 fn tool_result(m: &Message) -> String {
     let first = m.text.head.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
     let name = m.tool_name.as_deref().unwrap_or("tool");
-    let more = if m.text.chars > first.chars().count() { " …" } else { "" };
+    let more = if !m.text.is_complete() || m.text.head.chars().count() > first.chars().count() {
+        " …"
+    } else {
+        ""
+    };
     format!("  ⎿ {}: {}{more}", one_line(name), one_line(first))
 }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::search::hit_ranges;
 use crate::display::{one_line, sanitize, truncate};
 use crate::session::content::content_text;
-use crate::session::entry::{ToolArgs, ToolCall, Usage};
+use crate::session::entry::{ToolCall, Usage};
 use crate::session::text::{Tone, format_tool_call};
 use crate::session::{Ix, Kind, Session};
 use crate::tui::picker::preview::{format_tokens, format_usage};
@@ -247,7 +247,7 @@ fn block_lines(block: &Value, home: Option<&str>, out: &mut Vec<Line>) {
             let call = ToolCall {
                 id: String::new(),
                 name: block["name"].as_str().unwrap_or("").to_string(),
-                args: tool_args(args),
+                args: crate::session::tool_args::of_value(args),
             };
             out.push(line(Tone::Muted, format!("→ {}", format_tool_call(&call, home))));
             push_text(out, Tone::Dim, &serde_json::to_string_pretty(args).unwrap_or_default());
@@ -262,20 +262,6 @@ fn image_text(block: &Value) -> String {
     let mime = block["mimeType"].as_str().unwrap_or("?");
     let bytes = block["data"].as_str().map_or(0, |d| d.len() * 3 / 4);
     format!("[image: {mime}, {} KB]", bytes.div_ceil(1024))
-}
-
-/// The arguments a formatted tool call needs, from the JSON of a call.
-fn tool_args(args: &Value) -> ToolArgs {
-    let json = args.to_string();
-    ToolArgs {
-        path: args["path"].as_str().or(args["file_path"].as_str()).map(str::to_string),
-        offset: args["offset"].as_f64(),
-        limit: args["limit"].as_f64(),
-        command: args["command"].as_str().map(str::to_string),
-        pattern: args["pattern"].as_str().map(str::to_string),
-        json_head: json.chars().take(64).collect(),
-        json_chars: json.chars().count(),
-    }
 }
 
 /// A text as lines; a very long one as its first and last lines around a count of the rest.

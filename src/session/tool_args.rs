@@ -1,0 +1,161 @@
+//! The arguments of a tool call as the row texts and summary drafts use them, read from the
+//! call's JSON in one pass that never holds a long string whole: a `write` call can carry a
+//! megabyte of file content, of which a row shows at most 64 characters of compact JSON.
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Number, Value};
+
+use super::entry::ToolArgs;
+
+/// How many characters of the compact JSON a [`ToolArgs`] keeps.
+pub const JSON_HEAD_CHARS: usize = 64;
+
+/// Top-level arguments read whole, whatever their length (paths, commands and patterns are shown
+/// or counted in full).
+const WHOLE_KEYS: [&str; 4] = ["path", "file_path", "command", "pattern"];
+
+/// Strings anywhere else are cut to this many characters: one more than the JSON head, so the
+/// head is exact and a cut string always makes the JSON longer than the head.
+const STRING_CAP: usize = JSON_HEAD_CHARS + 1;
+
+/// The arguments of the raw JSON `raw` of a call's `arguments`.
+pub fn tool_args(raw: &RawValue) -> ToolArgs {
+    let seed = Capped { cap: None, top: true };
+    match seed.deserialize(&mut serde_json::Deserializer::from_str(raw.get())) {
+        Ok(value) => of_value(&value),
+        Err(_) => ToolArgs { json_complete: false, ..ToolArgs::default() },
+    }
+}
+
+/// The arguments of a call's `arguments` value.
+pub fn of_value(args: &Value) -> ToolArgs {
+    let json = args.to_string();
+    let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
+    let json_head: String = json.chars().take(JSON_HEAD_CHARS).collect();
+    ToolArgs {
+        path: text("path").or_else(|| text("file_path")),
+        offset: args.get("offset").and_then(Value::as_f64),
+        limit: args.get("limit").and_then(Value::as_f64),
+        command: text("command"),
+        pattern: text("pattern"),
+        json_complete: json_head.len() == json.len(),
+        json_head,
+    }
+}
+
+/// A JSON value with its strings cut to `cap` characters (`None`: kept whole); `top` is the
+/// arguments object itself, whose [`WHOLE_KEYS`] are kept whole.
+#[derive(Clone, Copy)]
+struct Capped {
+    cap: Option<usize>,
+    top: bool,
+}
+
+impl Capped {
+    const NESTED: Capped = Capped { cap: Some(STRING_CAP), top: false };
+
+    fn cut(self, s: &str) -> Value {
+        let end = self.cap.and_then(|cap| s.char_indices().nth(cap)).map_or(s.len(), |(i, _)| i);
+        Value::String(s[..end].to_string())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Capped {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Capped {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(self.cut(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(Capped::NESTED)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let whole = self.top && WHOLE_KEYS.contains(&key.as_str());
+            let seed = if whole { Capped { cap: None, top: false } } else { Capped::NESTED };
+            object.insert(key, map.next_value_seed(seed)?);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> ToolArgs {
+        tool_args(&RawValue::from_string(json.to_string()).unwrap())
+    }
+
+    fn whole(json: &str) -> ToolArgs {
+        of_value(&serde_json::from_str(json).unwrap())
+    }
+
+    #[test]
+    fn short_arguments_read_as_the_whole_value_does() {
+        for json in [
+            r#"{"path": "src/main.rs", "offset": 10, "limit": 2.5}"#,
+            r#"{"file_path": "/a/b", "command": "ls -la", "pattern": "fn \\w+"}"#,
+            r#"{"q": [1, true, null, {"x": "y"}], "path": 3}"#,
+            r#""just a string""#,
+            r#"{"path": "a", "path": "b"}"#,
+        ] {
+            assert_eq!(read(json), whole(json), "{json}");
+        }
+    }
+
+    #[test]
+    fn long_strings_keep_an_exact_head_and_mark_the_json_cut() {
+        let content = "line\n".repeat(10_000);
+        let command = "x".repeat(5_000);
+        let json =
+            serde_json::json!({ "content": content, "command": command, "nested": [content] }).to_string();
+        let (fast, full) = (read(&json), whole(&json));
+        assert_eq!(fast, full);
+        assert!(!fast.json_complete);
+        assert_eq!(fast.json_head.chars().count(), JSON_HEAD_CHARS);
+        assert_eq!(fast.command.as_deref(), Some(command.as_str()));
+    }
+
+    #[test]
+    fn a_json_of_exactly_the_head_length_is_complete() {
+        let json = format!(r#"{{"k":"{}"}}"#, "a".repeat(JSON_HEAD_CHARS - 8));
+        assert_eq!(json.len(), JSON_HEAD_CHARS);
+        assert!(read(&json).json_complete);
+        let longer = format!(r#"{{"k":"{}"}}"#, "a".repeat(JSON_HEAD_CHARS - 7));
+        assert!(!read(&longer).json_complete);
+    }
+}
