@@ -68,12 +68,16 @@ impl World {
         self.root.join(rel)
     }
 
+    /// Write a file and date it in the past, as a session pi wrote a while ago (a file modified
+    /// in the last second gets a racy record, which is checked instead of trusted).
     fn write(&self, rel: &str, text: &str) {
         fs::write(self.path(rel), text).unwrap();
+        age(&self.path(rel));
     }
 
     fn append(&self, rel: &str, text: &str) {
         fs::OpenOptions::new().append(true).open(self.path(rel)).unwrap().write_all(text.as_bytes()).unwrap();
+        age(&self.path(rel));
     }
 
     fn sessions_root(&self) -> SessionsRoot {
@@ -96,6 +100,14 @@ impl World {
     fn index_file(&self) -> PathBuf {
         self.catalog().index_file().unwrap().to_path_buf()
     }
+}
+
+/// Give a file a modification time in the past, a new one at every call.
+fn age(path: &Path) {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let step = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let when = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + 10 * step);
+    fs::File::options().write(true).open(path).unwrap().set_modified(when).unwrap();
 }
 
 /// Give a file a new mtime (some filesystems keep the old one within a tick).
@@ -406,4 +418,26 @@ fn mtime_only_changes_are_checked_not_rescanned() {
     let report = w.scan();
     assert_eq!((report.stats.continued, report.stats.bytes_read), (1, 0));
     assert_eq!(report.sessions, w.truth());
+}
+
+#[test]
+fn a_file_modified_just_before_its_scan_is_checked_not_trusted() {
+    let w = World::new();
+    let path = w.path("--p--/a.jsonl");
+    let text = session("aaaa", "/p", 6);
+    fs::write(&path, &text).unwrap();
+    // "Just now", whatever the load: a time after the scan is as recent as it gets.
+    let mtime = std::time::SystemTime::now() + Duration::from_secs(5);
+    fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+    let first = w.scan();
+    assert_eq!(first.sessions, w.truth());
+    // Rewritten in the same timestamp tick with the same size: the change key is equal.
+    let rewritten = text.replace("text 3 of aaaa", "TEXT 3 OF AAAA");
+    assert_eq!(rewritten.len(), text.len());
+    fs::write(&path, &rewritten).unwrap();
+    fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+    let second = w.scan();
+    assert_eq!((second.stats.unchanged, second.stats.rescanned), (3, 1), "the racy record is not trusted");
+    assert_eq!(second.sessions, w.truth());
+    assert!(second.sessions.iter().any(|s| s.all_messages_text.contains("TEXT 3 OF AAAA")));
 }

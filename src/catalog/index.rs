@@ -3,7 +3,10 @@
 //!
 //! **Invalidation.** A record is keyed by path and carries the file's (device, inode, size, mtime
 //! in ns):
-//! - all four equal → the file is not read at all;
+//! - all four equal → the file is not read at all, unless the record is *racy*: the file changed
+//!   while it was scanned, or had been modified less than [`RACY_NS`] before, so a rewrite of the
+//!   same size in the same timestamp tick could hide behind an equal key (file times advance in
+//!   ticks) and its fingerprint may be of other bytes than its state; a racy file is scanned again;
 //! - same device and inode, not smaller, and the bytes before the stored offset unchanged (a hash of
 //!   the first 4 KiB and of the 4 KiB before the offset) → only the bytes after the offset are read;
 //! - otherwise (replaced, rewritten, shrunk) → the file is scanned again from the start;
@@ -50,7 +53,7 @@ use super::scan::{HeaderInfo, IdSet, Resume, ScanState};
 
 const MAGIC: &[u8; 8] = b"PITREEIX";
 /// Bumped whenever the layout or the meaning of a field changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const HEADER_LEN: usize = 64;
 /// Bytes hashed at the start of a file and before the stored offset.
 const FINGERPRINT_WINDOW: u64 = 4096;
@@ -65,9 +68,25 @@ pub struct Record {
     /// The state including an unterminated last line, if there was one.
     pub tail: Option<ScanState>,
     pub fingerprint: Fingerprint,
+    /// The file changed during its scan or just before it: neither an equal change key nor the
+    /// fingerprint proves the record right (see the module docs).
+    pub racy: bool,
 }
 
+/// How recently before its scan a file must have been modified for its record to be racy: above
+/// the timestamp tick of the file systems sessions live on (the kernel's clock tick, at most
+/// 10 ms, on ext4, xfs, btrfs and tmpfs), yet short enough that a live session refreshed after
+/// pi's write is read from its offset.
+pub const RACY_NS: i64 = 100_000_000;
+
 impl Record {
+    /// Whether the record of a file stated `before` its scan and `after` its fingerprint, at
+    /// `now`, is racy.
+    pub fn is_racy(before: &FileMeta, after: Option<&FileMeta>, now: std::time::SystemTime) -> bool {
+        let now_ns = now.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64);
+        after != Some(before) || before.mtime_ns > now_ns.saturating_sub(RACY_NS)
+    }
+
     /// The state the summary is made from.
     pub fn state(&self) -> &ScanState {
         self.tail.as_ref().unwrap_or(&self.resume.state)
@@ -126,6 +145,9 @@ pub enum Reuse {
 /// check the fingerprint.
 pub fn classify(record: &Record, meta: &FileMeta) -> (Reuse, u64) {
     let old = &record.meta;
+    if record.racy {
+        return (Reuse::Rescan, 0);
+    }
     if old == meta {
         return (Reuse::Unchanged, 0);
     }
@@ -544,6 +566,7 @@ fn encode<'a>(records: &[&'a Record]) -> ([u8; HEADER_LEN], Vec<u8>, Vec<&'a str
         body.u64(r.resume.offset);
         body.u64(r.fingerprint.head);
         body.u64(r.fingerprint.before_offset);
+        body.u8(u8::from(r.racy));
         body.state(&r.resume.state);
         body.u8(u8::from(r.tail.is_some()));
         if let Some(tail) = &r.tail {
@@ -653,6 +676,11 @@ fn decode_records(b: &[u8], count: u64, texts_len: u64) -> Option<(Vec<Record>, 
         let meta = FileMeta { len: r.u64()?, mtime_ns: r.u64()? as i64, dev: r.u64()?, ino: r.u64()? };
         let offset = r.u64()?;
         let fingerprint = Fingerprint { head: r.u64()?, before_offset: r.u64()? };
+        let racy = match r.u8()? {
+            0 => false,
+            1 => true,
+            _ => return None,
+        };
         let (state, resume_text) = r.state(texts_len)?;
         let (tail, tail_text) = match r.u8()? {
             0 => (None, None),
@@ -669,7 +697,7 @@ fn decode_records(b: &[u8], count: u64, texts_len: u64) -> Option<(Vec<Record>, 
         } else {
             refs.push((key, Slot::Resume, resume_text));
         }
-        records.push(Record { path, meta, resume: Resume { offset, state }, tail, fingerprint });
+        records.push(Record { path, meta, resume: Resume { offset, state }, tail, fingerprint, racy });
     }
     (r.i == b.len()).then_some((records, refs))
 }
@@ -813,7 +841,21 @@ mod tests {
             resume: Resume { offset: 9, state: state.clone() },
             tail: Some(ScanState { all_text: format!("{text} more"), ..state }),
             fingerprint: Fingerprint { head: 7, before_offset: 8 },
+            racy: path.starts_with("/b"),
         }
+    }
+
+    #[test]
+    fn a_record_is_racy_when_its_file_changed_during_the_scan_or_just_before() {
+        let now = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000);
+        let old = FileMeta { len: 10, mtime_ns: 1_700_000_000_000_000_000, dev: 1, ino: 2 };
+        assert!(!Record::is_racy(&old, Some(&old), now));
+        assert!(Record::is_racy(&old, Some(&FileMeta { len: 11, ..old }), now), "grew during the scan");
+        assert!(Record::is_racy(&old, None, now), "gone after the scan");
+        let recent = FileMeta { mtime_ns: 1_800_000_000_000_000_000 - RACY_NS / 2, ..old };
+        assert!(Record::is_racy(&recent, Some(&recent), now), "modified just before");
+        let racy = Record { racy: true, ..record("/a.jsonl", "x") };
+        assert!(matches!(classify(&racy, &racy.meta), (Reuse::Rescan, 0)));
     }
 
     #[test]

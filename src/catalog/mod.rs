@@ -539,8 +539,10 @@ fn scan_one(
     let scan = scanner.scan_from(&cand.path, resume.unwrap_or_default()).map_err(warn)?;
     let (fingerprint, checked) = Fingerprint::of(&cand.path, scan.resume.offset).map_err(warn)?;
     let read = scan.bytes_read;
+    let after = std::fs::metadata(&cand.path).ok().map(|m| FileMeta::of(&m));
+    let racy = Record::is_racy(&cand.meta, after.as_ref(), std::time::SystemTime::now());
     let record =
-        Record { path: cand.path, meta: cand.meta, resume: scan.resume, tail: scan.tail, fingerprint };
+        Record { path: cand.path, meta: cand.meta, resume: scan.resume, tail: scan.tail, fingerprint, racy };
     Ok((record, read, checked))
 }
 

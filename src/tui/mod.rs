@@ -303,7 +303,12 @@ mod tests {
         std::fs::create_dir_all(root.join("--p--")).unwrap();
         for (id, minute, deep) in [("a", 1, "nothing here"), ("b", 2, "a zebrafish swims by"), ("c", 3, "no")]
         {
-            std::fs::write(root.join(format!("--p--/{id}.jsonl")), session(id, minute, deep)).unwrap();
+            let path = root.join(format!("--p--/{id}.jsonl"));
+            std::fs::write(&path, session(id, minute, deep)).unwrap();
+            // Written a while ago: a file modified in the last second is re-checked, not trusted.
+            let long_ago =
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000 + u64::from(minute));
+            std::fs::File::options().write(true).open(&path).unwrap().set_modified(long_ago).unwrap();
         }
         let mut cold = Bench::new(&root, &cache, 80, 20).unwrap();
         cold.until_loaded().unwrap();
