@@ -88,8 +88,9 @@ impl Default for TextHead {
     }
 }
 
-/// How many characters of a text an entry keeps in memory.
-pub const TEXT_HEAD_CHARS: usize = 400;
+/// How many characters of a text an entry keeps in memory: more than a row shows
+/// ([`super::text::ROW_TEXT_CHARS`]), for the picker's preview and the first tree search.
+pub const TEXT_HEAD_CHARS: usize = 256;
 
 impl TextHead {
     pub fn new(full: &str) -> Self {

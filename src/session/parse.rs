@@ -129,7 +129,7 @@ impl From<std::io::Error> for ParseError {
 }
 
 /// Block size for streaming; a longer line simply grows the buffer.
-const BLOCK: usize = 2 << 20;
+const BLOCK: usize = 1 << 20;
 
 /// Read and parse a session file (a regular file: anything else is an error, never a wait).
 pub fn parse_file(path: &Path) -> Result<ParsedFile, ParseError> {
@@ -148,7 +148,7 @@ pub fn parse_bytes(bytes: &[u8], path: PathBuf) -> Result<ParsedFile, ParseError
 }
 
 /// The read size for `len` bytes: all of them (and one more, to see the end) when they fit in
-/// [`BLOCK`], so a small session does not cost an 8 MB buffer.
+/// [`BLOCK`], so a small session does not cost a whole block.
 fn block_for(len: u64) -> usize {
     usize::try_from(len).map_or(BLOCK, |len| len.saturating_add(1).clamp(4096, BLOCK))
 }

@@ -7,7 +7,7 @@
 //! entry types pi 1.6.0 added (`usage`, `context_edit`) and unknown types get a generic row text
 //! instead of an empty one.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher;
 
 use super::entry::{Entry, Kind, Message, ToolCall};
 use super::graph::Ix;
@@ -77,16 +77,21 @@ impl RowText {
 }
 
 /// Every tool call in the session by its id, so a tool result's row can show the call it answers.
-/// Built in pi's flattening order; when ids repeat, the last one seen wins, as in pi.
+/// Built in pi's flattening order; when ids repeat, the last one seen wins, as in pi. Kept as
+/// sorted `(hash of id, position)` pairs that point into the entries, so a session of 100,000
+/// calls does not copy their ids.
 #[derive(Debug, Clone, Default)]
 pub struct ToolCalls {
-    by_id: HashMap<String, (Ix, u32)>,
+    /// `(hash of the id, order of insertion, entry, call within the entry)`, sorted.
+    calls: Vec<(u64, u32, Ix, u32)>,
+    hasher: foldhash::fast::RandomState,
 }
 
 impl ToolCalls {
     /// Index the tool calls of the assistant messages among `order`.
     pub fn build(entries: &[Entry], order: &[Ix]) -> ToolCalls {
-        let mut by_id = HashMap::new();
+        let hasher = foldhash::fast::RandomState::default();
+        let mut calls = Vec::new();
         for &ix in order {
             let Some(m) = entries[ix as usize].message() else {
                 continue;
@@ -95,16 +100,23 @@ impl ToolCalls {
                 continue;
             }
             for (n, call) in m.tool_calls.iter().enumerate() {
-                by_id.insert(call.id.clone(), (ix, n as u32));
+                calls.push((hasher.hash_one(call.id.as_str()), calls.len() as u32, ix, n as u32));
             }
         }
-        ToolCalls { by_id }
+        calls.sort_unstable();
+        ToolCalls { calls, hasher }
     }
 
     /// The call with this id.
     pub fn get<'a>(&self, entries: &'a [Entry], id: &str) -> Option<&'a ToolCall> {
-        let &(ix, n) = self.by_id.get(id)?;
-        entries[ix as usize].message().and_then(|m| m.tool_calls.get(n as usize))
+        let hash = self.hasher.hash_one(id);
+        let same_hash =
+            self.calls.partition_point(|c| c.0 < hash)..self.calls.partition_point(|c| c.0 <= hash);
+        self.calls[same_hash]
+            .iter()
+            .rev()
+            .filter_map(|&(_, _, ix, n)| entries[ix as usize].message()?.tool_calls.get(n as usize))
+            .find(|call| call.id == id)
     }
 }
 
@@ -281,7 +293,7 @@ pub fn search_words(entry: &Entry) -> String {
     }
 }
 
-/// The content text an entry carries in memory (the first 400 characters), for searching before
+/// The content text an entry carries in memory (the first [`super::entry::TEXT_HEAD_CHARS`] characters), for searching before
 /// the full-text index is built.
 pub fn head_text(entry: &Entry) -> &str {
     match &entry.kind {
@@ -299,6 +311,36 @@ mod tests {
 
     fn call(name: &str, args: ToolArgs) -> ToolCall {
         ToolCall { id: "c1".into(), name: name.into(), args }
+    }
+
+    #[test]
+    fn tool_calls_are_found_by_id_and_a_repeated_id_finds_the_last() {
+        let assistant = |id: &str, calls: &[(&str, &str)]| {
+            let blocks: Vec<String> = calls
+                .iter()
+                .map(|(cid, name)| {
+                    format!(r#"{{"type":"toolCall","id":"{cid}","name":"{name}","arguments":{{}}}}"#)
+                })
+                .collect();
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z","message":{{"role":"assistant","content":[{}]}}}}"#,
+                blocks.join(",")
+            )
+        };
+        let text = [
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#
+                .to_string(),
+            assistant("a", &[("x", "first"), ("y", "other")]),
+            assistant("b", &[("x", "second")]),
+        ]
+        .join("\n");
+        let file = crate::session::parse::parse_bytes(text.as_bytes(), "t.jsonl".into()).unwrap();
+        let order: Vec<Ix> = (0..file.entries.len() as Ix).collect();
+        let calls = ToolCalls::build(&file.entries, &order);
+        let name = |id: &str| calls.get(&file.entries, id).map(|c| c.name.clone());
+        assert_eq!(name("x").as_deref(), Some("second"));
+        assert_eq!(name("y").as_deref(), Some("other"));
+        assert_eq!(name("z"), None);
     }
 
     #[test]

@@ -230,7 +230,7 @@ impl TreeView {
 
     /// The job that reads the whole file once and builds the full-text search index, the first
     /// time it is asked for (and again after the file was replaced). Run it on a worker and report [`Report::SearchIndex`]. Until then the
-    /// search covers the first 400 characters of each text.
+    /// search covers the first 256 characters of each text.
     pub fn search_job(&mut self) -> Option<SearchJob> {
         self.state.search_job()
     }

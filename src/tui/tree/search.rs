@@ -4,7 +4,7 @@
 //! and the entry's **full** text — not only the first 200 characters as in pi. Also: where the tokens occur in a displayed text, for highlighting.
 //!
 //! The searchable texts live lowercased in one arena. Opening the view reads nothing, so the first
-//! search uses the texts held in memory (the first 400 characters of each); a [`SearchJob`] reads
+//! search uses the texts held in memory (the first 256 characters of each); a [`SearchJob`] reads
 //! the file once, on a worker, and replaces that with the full texts. Per entry it keeps up to
 //! [`TEXT_CAP`] bytes of conversation text (user, assistant, summaries, custom messages) and up to
 //! [`OUTPUT_CAP`] bytes of tool output, so a session of huge logs does not double in memory.
@@ -29,7 +29,7 @@ pub const TEXT_CAP: usize = 64 * 1024;
 pub const OUTPUT_CAP: usize = 8 * 1024;
 
 /// How many bytes of the file the job reads at once.
-const BLOCK: u64 = 16 << 20;
+const BLOCK: u64 = 2 << 20;
 
 /// Every entry's searchable text, lowercased, in one arena.
 #[derive(Debug, Clone, Default)]
