@@ -12,27 +12,34 @@
 //! - otherwise (replaced, rewritten, shrunk) → the file is scanned again from the start;
 //! - a file no longer listed in a folder that was listed → its record is dropped.
 //!
-//! **Format** (little-endian), one file per sessions root, `index-<hash of the root>.bin`:
+//! **Format** (little-endian), two files per sessions root in the cache folder: the records
+//! `index-<hash of the root>.bin` and their texts `index-<hash of the root>.texts`.
 //!
-//! | bytes | content |
+//! | bytes of `.bin` | content |
 //! |---|---|
 //! | 0..8 | magic `PITREEIX` |
 //! | 8..12 | format version ([`FORMAT_VERSION`]) |
 //! | 12..16 | zero |
-//! | 16..56 | record count, records length, records hash, texts length, texts hash (u64 each) |
+//! | 16..56 | record count, records length, records hash, texts length, texts file id (u64 each) |
 //! | 56..64 | hash of bytes 0..56 |
-//! | 64.. | records section, then texts section |
+//! | 64.. | records |
 //!
 //! Records hold the path, change key, offset, fingerprints and scan states (header fields, name,
 //! counts, first message, usage, branch bookkeeping), with strings length-prefixed. Every
-//! `allMessagesText` sits in the texts section, which is read only when texts are wanted (search)
-//! or needed (a grown file, a rewrite of the index), so listing without a query loads a few
-//! hundred bytes per session; the picker lists first and has the texts read afterwards, from the
-//! same open file ([`Index::defer_texts`]). A file with a wrong magic, another version, a bad length or hash,
-//! or a record that does not decode is ignored as a whole and rebuilt.
+//! `allMessagesText` sits in the texts file (magic `PITREETX` and its random id, then texts), as
+//! a place, a length and a hash in its record. The texts file only grows: a save appends the
+//! texts of the files it read and points the other records at the texts they already have, so a
+//! session that grew by 1 MB costs about 1 MB, not the whole index; when less than half of it is
+//! still referenced, a save writes a new texts file (new id) with only the live texts. Listing
+//! without a query reads only the records (a few hundred bytes per session); the picker lists
+//! first and has the texts read afterwards, from the same open file ([`Index::defer_texts`]). A
+//! records file with a wrong magic, another version, a bad length or hash, a record that does not
+//! decode, or a texts file with another id, shorter than its records say, or with a text that
+//! does not match its hash, is ignored as a whole and rebuilt.
 //!
-//! **Writing** is atomic: the new index goes to a uniquely named temp file (mode 0600) in the same
-//! folder, then is renamed over the old one. A writer first takes an advisory lock on a sidecar
+//! **Writing** is atomic: texts are appended first (what they replace stays until a compaction),
+//! then the new records go to a uniquely named temp file (mode 0600) in the same folder, which is
+//! renamed over the old one; a new texts file is written the same way. A writer first takes an advisory lock on a sidecar
 //! `<index>.lock`; when another pitree holds it, this one skips writing (the other is writing an
 //! index of the same files). Readers never lock: they see the old file or the new one.
 
@@ -52,9 +59,14 @@ use super::locate::FileMeta;
 use super::scan::{HeaderInfo, IdSet, Resume, ScanState};
 
 const MAGIC: &[u8; 8] = b"PITREEIX";
+const TEXTS_MAGIC: &[u8; 8] = b"PITREETX";
 /// Bumped whenever the layout or the meaning of a field changes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const HEADER_LEN: usize = 64;
+/// The texts file's magic and id.
+const TEXTS_HEADER_LEN: u64 = 16;
+/// A texts file smaller than this is never compacted.
+const COMPACT_MIN: u64 = 4 << 20;
 /// Bytes hashed at the start of a file and before the stored offset.
 const FINGERPRINT_WINDOW: u64 = 4096;
 
@@ -71,6 +83,16 @@ pub struct Record {
     /// The file changed during its scan or just before it: neither an equal change key nor the
     /// fingerprint proves the record right (see the module docs).
     pub racy: bool,
+    /// Where this record's texts are in a texts file, when it was read from an index.
+    pub stored: Option<Stored>,
+}
+
+/// The places of a record's texts in the texts file `texts_id`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stored {
+    texts_id: u64,
+    resume: TextRef,
+    tail: Option<TextRef>,
 }
 
 /// How recently before its scan a file must have been modified for its record to be racy: above
@@ -178,12 +200,9 @@ pub struct Index {
 
 #[derive(Debug)]
 struct PendingTexts {
+    /// The texts file, open since the records were read.
     file: File,
-    /// File offset of the texts section.
-    start: u64,
-    /// The hash of all text hashes, from the header.
-    hash: u64,
-    /// Every text in file order: whose it is, and where.
+    /// Every text of the records: whose it is, and where.
     refs: Vec<TextOf>,
 }
 
@@ -197,9 +216,9 @@ enum Slot {
     Tail,
 }
 
-/// Where one `allMessagesText` is in the texts section, and its hash.
-#[derive(Debug, Clone, Copy)]
-struct TextRef {
+/// Where one `allMessagesText` is in the texts file, and its hash.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextRef {
     offset: u64,
     len: u64,
     hash: u64,
@@ -258,6 +277,11 @@ impl Index {
         Ok(())
     }
 
+    /// The texts file the records were read with, while their texts are not in memory.
+    pub fn text_source(&self) -> Option<TextSource<'_>> {
+        self.pending_texts.as_ref().map(|p| TextSource(&p.file))
+    }
+
     /// The texts of `records` (records of this index, taken out of it) that [`Index::load`] left on
     /// disk, to read later; `None` when the texts are loaded. A record's text is the one of the
     /// state its summary is made from ([`Record::state`]).
@@ -265,9 +289,14 @@ impl Index {
         Some(defer(self.pending_texts.take()?, records))
     }
 
-    /// Write `records` to `path` atomically (see the module docs). Returns `false` when another
+    /// Write `records` to `path` atomically (see the module docs). `source` is the texts file the
+    /// records were read with (their texts need not be in memory). Returns `false` when another
     /// process holds the write lock and nothing was written.
-    pub fn save<'a>(path: &Path, records: impl ExactSizeIterator<Item = &'a Record>) -> Result<bool> {
+    pub fn save<'a>(
+        path: &Path,
+        records: impl ExactSizeIterator<Item = &'a Record>,
+        source: Option<TextSource<'_>>,
+    ) -> Result<bool> {
         let dir = path.parent().unwrap_or(Path::new("."));
         create_private_dir(dir)?;
         let lock_path = path.with_extension("lock");
@@ -285,14 +314,143 @@ impl Index {
             }
         }
         let records: Vec<&Record> = records.collect();
+        let mut texts = TextsFile::open_or_create(&texts_path(path))?;
+        if texts.len > COMPACT_MIN && texts.len > 2 * live_texts_len(&records) {
+            texts = TextsFile::create(&texts_path(path))?;
+        }
+        let places = texts.place(&records, source)?;
         let tmp = temp_name(path);
-        let written = write_private(&tmp, &records).and_then(|()| {
+        let written = write_private(&tmp, &records, &places, &texts).and_then(|()| {
             fs::rename(&tmp, path).wrap_err_with(|| format!("cannot replace {}", path.display()))
         });
         if written.is_err() {
             let _ = fs::remove_file(&tmp);
         }
         written.map(|()| true)
+    }
+}
+
+/// The texts file a save appends to, with its id and length.
+struct TextsFile {
+    file: File,
+    id: u64,
+    len: u64,
+}
+
+impl TextsFile {
+    /// The texts file at `path` if it is one, else a new one.
+    fn open_or_create(path: &Path) -> Result<TextsFile> {
+        let existing = OpenOptions::new().read(true).append(true).open(path).ok().and_then(|file| {
+            let meta = file.metadata().ok().filter(fs::Metadata::is_file)?;
+            let id = texts_id(&file).ok()?;
+            Some(TextsFile { file, id, len: meta.len() })
+        });
+        match existing {
+            Some(texts) => Ok(texts),
+            None => TextsFile::create(path),
+        }
+    }
+
+    /// A new, empty texts file with a new id, put in place of `path` atomically.
+    fn create(path: &Path) -> Result<TextsFile> {
+        let tmp = temp_name(path);
+        let mut options = OpenOptions::new();
+        options.read(true).append(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&tmp).wrap_err_with(|| format!("cannot create {}", tmp.display()))?;
+        let id = uuid::Uuid::new_v4().as_u64_pair().0;
+        let placed = file
+            .write_all(&[&TEXTS_MAGIC[..], &id.to_le_bytes()].concat())
+            .wrap_err_with(|| format!("cannot write {}", tmp.display()))
+            .and_then(|()| {
+                fs::rename(&tmp, path).wrap_err_with(|| format!("cannot replace {}", path.display()))
+            });
+        if let Err(e) = placed {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+        Ok(TextsFile { file, id, len: TEXTS_HEADER_LEN })
+    }
+
+    /// Where each record's texts are in this file: the places they have when they are in it,
+    /// else new ones after its end, where they are appended (from memory, or from `source` for
+    /// a record read from another texts file without its texts).
+    fn place(&mut self, records: &[&Record], source: Option<TextSource<'_>>) -> Result<Vec<Stored>> {
+        let here = |r: &Record| {
+            r.stored.filter(|st| st.texts_id == self.id && st.tail.is_some() == r.tail.is_some())
+        };
+        let copied: Vec<Option<[Option<String>; 2]>> = records
+            .par_iter()
+            .map(|r| match (here(r), r.stored, source) {
+                (None, Some(st), Some(src)) => src.texts(&st).map(Some),
+                _ => Ok(None),
+            })
+            .collect::<Result<_>>()?;
+        let new_texts: Vec<&str> = records
+            .iter()
+            .zip(&copied)
+            .filter(|(r, _)| here(r).is_none())
+            .flat_map(|(r, copied)| match copied {
+                Some([resume, tail]) => [resume.as_deref(), tail.as_deref()],
+                None => {
+                    [Some(r.resume.state.all_text.as_str()), r.tail.as_ref().map(|t| t.all_text.as_str())]
+                }
+            })
+            .flatten()
+            .collect();
+        let hashes: Vec<u64> = new_texts.par_iter().map(|t| hash64(t.as_bytes(), 5)).collect();
+        let mut refs = Vec::with_capacity(new_texts.len());
+        let mut offset = self.len;
+        for (text, hash) in new_texts.iter().zip(hashes) {
+            refs.push(TextRef { offset, len: text.len() as u64, hash });
+            offset += text.len() as u64;
+        }
+        let mut out = io::BufWriter::with_capacity(1 << 20, &self.file);
+        new_texts
+            .iter()
+            .try_for_each(|t| out.write_all(t.as_bytes()))
+            .and_then(|()| out.flush())
+            .wrap_err("cannot write the index texts")?;
+        drop(out);
+        self.len = offset;
+        let mut refs = refs.into_iter();
+        let mut next = || refs.next().ok_or_else(|| eyre!("an index text went missing"));
+        records
+            .iter()
+            .map(|r| match here(r) {
+                Some(st) => Ok(st),
+                None => Ok(Stored {
+                    texts_id: self.id,
+                    resume: next()?,
+                    tail: if r.tail.is_some() { Some(next()?) } else { None },
+                }),
+            })
+            .collect()
+    }
+}
+
+/// The bytes of texts the records use.
+fn live_texts_len(records: &[&Record]) -> u64 {
+    let len = |r: &Record| match r.stored {
+        Some(st) => st.resume.len + st.tail.map_or(0, |t| t.len),
+        None => (r.resume.state.all_text.len() + r.tail.as_ref().map_or(0, |t| t.all_text.len())) as u64,
+    };
+    records.iter().map(|r| len(r)).sum()
+}
+
+/// A texts file records were read with, for a save that must copy their texts.
+#[derive(Clone, Copy)]
+pub struct TextSource<'a>(&'a File);
+
+impl TextSource<'_> {
+    /// The resume and tail texts at `stored`, read and checked.
+    fn texts(&self, stored: &Stored) -> Result<[Option<String>; 2]> {
+        let tail = stored.tail.map(|t| read_text(self.0, &t)).transpose()?;
+        Ok([Some(read_text(self.0, &stored.resume)?), tail])
     }
 }
 
@@ -346,9 +504,29 @@ impl Records {
         Ok(())
     }
 
+    /// The texts of the records in `slots` only (files that continue from their record).
+    pub(crate) fn load_texts_of(&mut self, slots: &[usize]) -> Result<()> {
+        let Some(pending) = &self.pending_texts else { return Ok(()) };
+        for &slot in slots {
+            let Some(record) = self.slots.get_mut(slot).and_then(Option::as_mut) else { continue };
+            let Some(stored) = record.stored else { continue };
+            let [resume, tail] = TextSource(&pending.file).texts(&stored)?;
+            record.resume.state.all_text = resume.unwrap_or_default();
+            if let (Some(state), Some(text)) = (record.tail.as_mut(), tail) {
+                state.all_text = text;
+            }
+        }
+        Ok(())
+    }
+
     /// [`Index::defer_texts`].
     pub(crate) fn defer_texts(&mut self, records: &[Record]) -> Option<TextsOnDisk> {
         Some(defer(self.pending_texts.take()?, records))
+    }
+
+    /// The texts file the records were read with, while their texts are not in memory.
+    pub(crate) fn text_source(&self) -> Option<TextSource<'_>> {
+        self.pending_texts.as_ref().map(|p| TextSource(&p.file))
     }
 }
 
@@ -368,24 +546,50 @@ fn defer(pending: PendingTexts, records: &[Record]) -> TextsOnDisk {
     TextsOnDisk { pending, wanted }
 }
 
-/// Read and check an index file: its records in file order, and where its texts are.
+/// Read and check an index file: its records in file order, and its texts file, opened.
 fn read_index(path: &Path) -> Result<(Vec<Record>, PendingTexts)> {
     let mut file = open_regular(path).wrap_err("cannot open the index")?;
     let mut header = [0u8; HEADER_LEN];
     file.read_exact(&mut header).wrap_err("the index is shorter than its header")?;
     let h = parse_header(&header)?;
     let file_len = file.metadata()?.len();
-    if file_len != HEADER_LEN as u64 + h.records_len + h.texts_len {
+    if file_len != HEADER_LEN as u64 + h.records_len {
         bail!("the index has {file_len} bytes, its header says otherwise");
     }
     let records_bytes = read_exact_vec(&mut file, h.records_len)?;
     if hash64(&records_bytes, 3) != h.records_hash {
         bail!("the index records are damaged");
     }
-    let (records, refs) = decode_records(&records_bytes, h.count, h.texts_len)
+    let texts = open_texts(&texts_path(path), h.texts_id, h.texts_len)?;
+    let (records, refs) = decode_records(&records_bytes, h.count, h.texts_id, h.texts_len)
         .ok_or_else(|| eyre!("the index records do not decode"))?;
-    let start = HEADER_LEN as u64 + h.records_len;
-    Ok((records, PendingTexts { file, start, hash: h.texts_hash, refs }))
+    Ok((records, PendingTexts { file: texts, refs }))
+}
+
+/// The texts file next to the records file `index`.
+pub fn texts_path(index: &Path) -> PathBuf {
+    index.with_extension("texts")
+}
+
+/// Open the texts file at `path` if it is the one with `id` and holds at least `len` bytes.
+fn open_texts(path: &Path, id: u64, len: u64) -> Result<File> {
+    let file = open_regular(path).wrap_err("cannot open the index texts")?;
+    if texts_id(&file)? != id {
+        bail!("the index texts are of another index");
+    }
+    if file.metadata()?.len() < len {
+        bail!("the index texts are truncated");
+    }
+    Ok(file)
+}
+
+/// The id in the header of a texts file.
+fn texts_id(file: &File) -> Result<u64> {
+    let head = read_at(file, 0, TEXTS_HEADER_LEN).wrap_err("the index texts have no header")?;
+    if &head[..8] != TEXTS_MAGIC {
+        bail!("not a pitree texts file");
+    }
+    Ok(u64::from_le_bytes(head[8..16].try_into().unwrap()))
 }
 
 /// Some texts of an index file, to read later ([`Index::defer_texts`]). The file stays open, so a
@@ -404,17 +608,21 @@ impl TextsOnDisk {
     }
 
     /// Read the texts on this thread, each straight into its string, with the checks of
-    /// [`Index::load`] (the whole section's hash, each text's hash, UTF-8).
+    /// [`Index::load`] (each text's hash, UTF-8).
     pub fn read(&self) -> Result<Vec<(OsString, String)>> {
-        check_texts(&self.pending)?;
-        let PendingTexts { file, start, refs, .. } = &self.pending;
+        let PendingTexts { file, refs } = &self.pending;
         self.wanted
             .iter()
             .map(|&i| {
                 let (path, _, text) = &refs[i];
-                Ok((path.clone(), read_text(file, *start, text)?))
+                Ok((path.clone(), read_text(file, text)?))
             })
             .collect()
+    }
+
+    /// The texts file these texts are read from, for a save that needs them.
+    pub(crate) fn source(&self) -> TextSource<'_> {
+        TextSource(&self.pending.file)
     }
 }
 
@@ -423,7 +631,7 @@ struct Header {
     records_len: u64,
     records_hash: u64,
     texts_len: u64,
-    texts_hash: u64,
+    texts_id: u64,
 }
 
 fn parse_header(b: &[u8; HEADER_LEN]) -> Result<Header> {
@@ -443,7 +651,7 @@ fn parse_header(b: &[u8; HEADER_LEN]) -> Result<Header> {
         records_len: word(24),
         records_hash: word(32),
         texts_len: word(40),
-        texts_hash: word(48),
+        texts_id: word(48),
     })
 }
 
@@ -456,26 +664,9 @@ fn read_exact_vec(file: &mut File, len: u64) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// That the texts are contiguous and the hash over all their hashes.
-fn check_texts(pending: &PendingTexts) -> Result<()> {
-    let mut cursor = 0;
-    let mut hashes = Vec::with_capacity(pending.refs.len() * 8);
-    for (_, _, text) in &pending.refs {
-        if text.offset != cursor {
-            bail!("the index texts are out of order");
-        }
-        cursor += text.len;
-        hashes.extend_from_slice(&text.hash.to_le_bytes());
-    }
-    if hash64(&hashes, 7) != pending.hash {
-        bail!("the index texts are damaged");
-    }
-    Ok(())
-}
-
 /// One text, checked against its hash.
-fn read_text(file: &File, start: u64, text: &TextRef) -> Result<String> {
-    let bytes = read_at(file, start + text.offset, text.len)?;
+fn read_text(file: &File, text: &TextRef) -> Result<String> {
+    let bytes = read_at(file, text.offset, text.len)?;
     if hash64(&bytes, 5) != text.hash {
         bail!("the index texts are damaged");
     }
@@ -483,12 +674,9 @@ fn read_text(file: &File, start: u64, text: &TextRef) -> Result<String> {
 }
 
 /// Read every text straight into its own string (positioned reads in parallel, no intermediate
-/// buffer), in the order of `pending.refs`, checking that the texts are contiguous, each text's
-/// hash, and the hash over all of them.
+/// buffer), in the order of `pending.refs`, checking each text's hash.
 fn read_texts(pending: &PendingTexts) -> Result<Vec<String>> {
-    check_texts(pending)?;
-    let (file, start) = (&pending.file, pending.start);
-    pending.refs.par_iter().map(|(_, _, text)| read_text(file, start, text)).collect()
+    pending.refs.par_iter().map(|(_, _, text)| read_text(&pending.file, text)).collect()
 }
 
 /// Put `text` in the state `slot` of `record`.
@@ -525,8 +713,9 @@ fn temp_name(path: &Path) -> PathBuf {
     path.with_file_name(unique.replace(['(', ')'], ""))
 }
 
-/// Write the index of `records` to a new file at `path` (mode 0600), streaming the texts.
-fn write_private(path: &Path, records: &[&Record]) -> Result<()> {
+/// Write the records file of `records`, whose texts are at `places` in `texts`, to a new file at
+/// `path` (mode 0600).
+fn write_private(path: &Path, records: &[&Record], places: &[Stored], texts: &TextsFile) -> Result<()> {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -534,30 +723,17 @@ fn write_private(path: &Path, records: &[&Record]) -> Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-    let file = options.open(path).wrap_err_with(|| format!("cannot create {}", path.display()))?;
-    let (head, body, texts) = encode(records);
-    let mut out = io::BufWriter::with_capacity(1 << 20, file);
-    let write = || -> io::Result<()> {
-        out.write_all(&head)?;
-        out.write_all(&body)?;
-        for t in texts {
-            out.write_all(t.as_bytes())?;
-        }
-        out.flush()
-    };
-    write().wrap_err_with(|| format!("cannot write {}", path.display()))
+    let mut file = options.open(path).wrap_err_with(|| format!("cannot create {}", path.display()))?;
+    let (head, body) = encode(records, places, texts);
+    file.write_all(&head)
+        .and_then(|()| file.write_all(&body))
+        .wrap_err_with(|| format!("cannot write {}", path.display()))
 }
 
-/// The header, the records section and the texts (in order) of the index of `records`.
-fn encode<'a>(records: &[&'a Record]) -> ([u8; HEADER_LEN], Vec<u8>, Vec<&'a str>) {
-    let texts: Vec<&str> = records
-        .iter()
-        .flat_map(|r| std::iter::once(&r.resume.state).chain(r.tail.as_ref()))
-        .map(|s| s.all_text.as_str())
-        .collect();
-    let hashes: Vec<u64> = texts.par_iter().map(|t| hash64(t.as_bytes(), 5)).collect();
-    let mut body = Writer { texts: hashes.iter(), ..Writer::default() };
-    for r in records {
+/// The header and the records section of the index of `records`.
+fn encode(records: &[&Record], places: &[Stored], texts: &TextsFile) -> ([u8; HEADER_LEN], Vec<u8>) {
+    let mut body = Writer::default();
+    for (r, place) in records.iter().zip(places) {
         body.bytes(r.path.as_os_str().as_encoded_bytes());
         body.u64(r.meta.len);
         body.u64(r.meta.mtime_ns as u64);
@@ -567,41 +743,31 @@ fn encode<'a>(records: &[&'a Record]) -> ([u8; HEADER_LEN], Vec<u8>, Vec<&'a str
         body.u64(r.fingerprint.head);
         body.u64(r.fingerprint.before_offset);
         body.u8(u8::from(r.racy));
-        body.state(&r.resume.state);
+        body.state(&r.resume.state, &place.resume);
         body.u8(u8::from(r.tail.is_some()));
-        if let Some(tail) = &r.tail {
-            body.state(tail);
+        if let (Some(tail), Some(place)) = (&r.tail, &place.tail) {
+            body.state(tail, place);
         }
     }
-    let hash_bytes: Vec<u8> = hashes.iter().flat_map(|h| h.to_le_bytes()).collect();
     let mut head = [0u8; HEADER_LEN];
     head[..8].copy_from_slice(MAGIC);
     head[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-    let words = [
-        records.len() as u64,
-        body.bytes.len() as u64,
-        hash64(&body.bytes, 3),
-        body.text_offset,
-        hash64(&hash_bytes, 7),
-    ];
+    let words = [records.len() as u64, body.bytes.len() as u64, hash64(&body.bytes, 3), texts.len, texts.id];
     for (i, word) in words.iter().enumerate() {
         head[16 + 8 * i..24 + 8 * i].copy_from_slice(&word.to_le_bytes());
     }
     let header_hash = hash64(&head[..56], 4);
     head[56..].copy_from_slice(&header_hash.to_le_bytes());
-    (head, body.bytes, texts)
+    (head, body.bytes)
 }
 
-/// Encodes records; a text is written as its place in the texts section and its hash.
+/// Encodes records; a text is written as its place in the texts file and its hash.
 #[derive(Default)]
-struct Writer<'h> {
+struct Writer {
     bytes: Vec<u8>,
-    /// The hashes of the texts, in order.
-    texts: std::slice::Iter<'h, u64>,
-    text_offset: u64,
 }
 
-impl Writer<'_> {
+impl Writer {
     fn u8(&mut self, v: u8) {
         self.bytes.push(v);
     }
@@ -632,7 +798,7 @@ impl Writer<'_> {
             self.u64(id);
         }
     }
-    fn state(&mut self, s: &ScanState) {
+    fn state(&mut self, s: &ScanState, text: &TextRef) {
         self.u8(u8::from(s.rejected));
         self.u8(u8::from(s.header.is_some()));
         if let Some(h) = &s.header {
@@ -655,16 +821,14 @@ impl Writer<'_> {
         self.u32(s.unreadable);
         self.ids(&s.tips);
         self.ids(&s.dangling);
-        let hash = self.texts.next().copied().unwrap_or_default();
-        self.u64(self.text_offset);
-        self.u64(s.all_text.len() as u64);
-        self.u64(hash);
-        self.text_offset += s.all_text.len() as u64;
+        self.u64(text.offset);
+        self.u64(text.len);
+        self.u64(text.hash);
     }
 }
 
 /// Decode `count` records; every length is checked, so damage gives `None`, never a panic.
-fn decode_records(b: &[u8], count: u64, texts_len: u64) -> Option<(Vec<Record>, Vec<TextOf>)> {
+fn decode_records(b: &[u8], count: u64, texts_id: u64, texts_len: u64) -> Option<(Vec<Record>, Vec<TextOf>)> {
     let mut r = Reader { b, i: 0 };
     // A record takes at least 64 bytes (path length, metadata, offset, fingerprint), so a damaged
     // count cannot make this reserve more than the records section could hold.
@@ -697,7 +861,16 @@ fn decode_records(b: &[u8], count: u64, texts_len: u64) -> Option<(Vec<Record>, 
         } else {
             refs.push((key, Slot::Resume, resume_text));
         }
-        records.push(Record { path, meta, resume: Resume { offset, state }, tail, fingerprint, racy });
+        let stored = Some(Stored { texts_id, resume: resume_text, tail: tail_text });
+        records.push(Record {
+            path,
+            meta,
+            resume: Resume { offset, state },
+            tail,
+            fingerprint,
+            racy,
+            stored,
+        });
     }
     (r.i == b.len()).then_some((records, refs))
 }
@@ -792,7 +965,7 @@ impl<'a> Reader<'a> {
         let tips = self.ids()?;
         let dangling = self.ids()?;
         let text = TextRef { offset: self.u64()?, len: self.u64()?, hash: self.u64()? };
-        if text.offset.checked_add(text.len)? > texts_len {
+        if text.offset < TEXTS_HEADER_LEN || text.offset.checked_add(text.len)? > texts_len {
             return None;
         }
         let state = ScanState {
@@ -842,6 +1015,7 @@ mod tests {
             tail: Some(ScanState { all_text: format!("{text} more"), ..state }),
             fingerprint: Fingerprint { head: 7, before_offset: 8 },
             racy: path.starts_with("/b"),
+            stored: None,
         }
     }
 
@@ -863,22 +1037,87 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cache/index.bin");
         let records = [record("/a.jsonl", "hello"), record("/b.jsonl", "wörld")];
-        assert!(Index::save(&path, records.iter()).unwrap());
+        assert!(Index::save(&path, records.iter(), None).unwrap());
         let full = Index::load(&path, true).unwrap();
         assert_eq!(full.records.len(), 2);
-        assert_eq!(full.records[std::ffi::OsStr::new("/b.jsonl")], records[1]);
+        assert_eq!(unstored(&full, "/b.jsonl"), records[1]);
         let mut lazy = Index::load(&path, false).unwrap();
         assert!(!lazy.has_texts());
         assert_eq!(lazy.records[std::ffi::OsStr::new("/a.jsonl")].resume.state.all_text, "");
         lazy.load_texts().unwrap();
-        assert_eq!(lazy.records[std::ffi::OsStr::new("/a.jsonl")], records[0]);
+        assert_eq!(unstored(&lazy, "/a.jsonl"), records[0]);
+    }
+
+    /// The record of `path` as it was before it was saved.
+    fn unstored(index: &Index, path: &str) -> Record {
+        Record { stored: None, ..index.records[std::ffi::OsStr::new(path)].clone() }
+    }
+
+    fn texts_len(index: &Path) -> u64 {
+        fs::metadata(texts_path(index)).unwrap().len()
+    }
+
+    #[test]
+    fn a_save_appends_only_the_new_texts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.bin");
+        let big = "old text ".repeat(10_000);
+        Index::save(&path, [record("/a.jsonl", "a"), record("/b.jsonl", &big)].iter(), None).unwrap();
+        let before = texts_len(&path);
+        let lazy = Index::load(&path, false).unwrap();
+        let grown = record("/a.jsonl", "a, and more");
+        let kept = &lazy.records[std::ffi::OsStr::new("/b.jsonl")];
+        Index::save(&path, [&grown, kept].into_iter(), lazy.text_source()).unwrap();
+        let appended = texts_len(&path) - before;
+        assert_eq!(
+            appended,
+            ("a, and more".len() + "a, and more more".len()) as u64,
+            "b's text is not written again"
+        );
+        let full = Index::load(&path, true).unwrap();
+        assert_eq!(unstored(&full, "/a.jsonl"), grown);
+        assert_eq!(unstored(&full, "/b.jsonl"), record("/b.jsonl", &big));
+    }
+
+    #[test]
+    fn texts_no_record_uses_any_more_are_compacted_away() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.bin");
+        let text = |round: usize| format!("{round} ").repeat(COMPACT_MIN as usize / 4);
+        let id = |path: &Path| texts_id(&File::open(texts_path(path)).unwrap()).unwrap();
+        Index::save(&path, [record("/a.jsonl", &text(0))].iter(), None).unwrap();
+        let first = id(&path);
+        for round in 1..=3 {
+            let lazy = Index::load(&path, false).unwrap();
+            Index::save(&path, [record("/a.jsonl", &text(round))].iter(), lazy.text_source()).unwrap();
+        }
+        assert_ne!(id(&path), first, "a new texts file");
+        let live = 2 * text(3).len() as u64;
+        assert!(texts_len(&path) <= 2 * live + TEXTS_HEADER_LEN + 10, "four rounds: {}", texts_len(&path));
+        assert_eq!(unstored(&Index::load(&path, true).unwrap(), "/a.jsonl"), record("/a.jsonl", &text(3)));
+    }
+
+    #[test]
+    fn records_read_from_a_replaced_texts_file_bring_their_texts_along() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.bin");
+        Index::save(&path, [record("/a.jsonl", "alpha"), record("/b.jsonl", "beta")].iter(), None).unwrap();
+        let lazy = Index::load(&path, false).unwrap();
+        // Another pitree compacts meanwhile: the texts file is a new one.
+        fs::remove_file(texts_path(&path)).unwrap();
+        Index::save(&path, [record("/c.jsonl", "gamma")].iter(), None).unwrap();
+        let kept: Vec<&Record> = lazy.records.values().collect();
+        Index::save(&path, kept.into_iter(), lazy.text_source()).unwrap();
+        let full = Index::load(&path, true).unwrap();
+        assert_eq!(unstored(&full, "/a.jsonl"), record("/a.jsonl", "alpha"));
+        assert_eq!(unstored(&full, "/b.jsonl"), record("/b.jsonl", "beta"));
     }
 
     #[test]
     fn any_damage_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("index.bin");
-        Index::save(&path, [record("/a.jsonl", "hello")].iter()).unwrap();
+        Index::save(&path, [record("/a.jsonl", "hello")].iter(), None).unwrap();
         let good = fs::read(&path).unwrap();
         for i in 0..good.len() {
             let mut bad = good.clone();
@@ -890,5 +1129,17 @@ mod tests {
             fs::write(&path, &good[..cut]).unwrap();
             assert!(Index::load(&path, true).is_err(), "cut at {cut}");
         }
+        fs::write(&path, &good).unwrap();
+        let texts = fs::read(texts_path(&path)).unwrap();
+        for i in 0..texts.len() {
+            let mut bad = texts.clone();
+            bad[i] ^= 0x40;
+            fs::write(texts_path(&path), &bad).unwrap();
+            assert!(Index::load(&path, true).is_err(), "flipped texts byte {i}");
+        }
+        fs::write(texts_path(&path), &texts[..texts.len() - 1]).unwrap();
+        assert!(Index::load(&path, false).is_err(), "texts cut short");
+        fs::remove_file(texts_path(&path)).unwrap();
+        assert!(Index::load(&path, false).is_err(), "texts missing");
     }
 }

@@ -44,7 +44,7 @@ pub use locate::{Scope, SessionsRoot};
 pub use summary::SessionSummary;
 
 use hash::{FastMap, FastSet};
-use index::{Fingerprint, Index, Record, Records, Reuse, TextsOnDisk};
+use index::{Fingerprint, Index, Record, Records, Reuse, TextSource, TextsOnDisk};
 use locate::{Candidate, CwdMatcher, FileMeta};
 use scan::{Resume, ScanState, Scanner};
 
@@ -313,14 +313,15 @@ impl Catalog {
         let total = listing.files.len();
         let mut records: Vec<Record> = plan.unchanged;
         let unchanged = records.len();
-        let mut deferred = None;
+        // The texts of the records the index answers, left in its texts file for the sink.
+        let mut on_disk = None;
         if sink.wants_found() {
+            on_disk = index.defer_texts(&records);
             if plan.changed {
                 // The records are written to the index again below.
                 sink.found(self.summaries(records.iter(), &filter));
             } else {
                 // Nothing to read, nothing to write: the summaries take the records' strings.
-                deferred = index.defer_texts(&records).filter(|_| self.texts);
                 sink.found(self.take_summaries(std::mem::take(&mut records), &filter));
             }
         }
@@ -330,8 +331,10 @@ impl Catalog {
         warnings.extend(scan_warnings);
         records.extend(scanned);
         if plan.changed {
-            self.save_index(&mut index, scope, &listing.dirs, &records, &mut stats, &mut warnings);
+            let source = on_disk.as_ref().map(TextsOnDisk::source).or_else(|| index.text_source());
+            self.save_index(&index, scope, &listing.dirs, &records, source, &mut stats, &mut warnings);
         }
+        let deferred = on_disk.filter(|_| self.texts);
         let sessions = if sink.wants_found() {
             Vec::new()
         } else {
@@ -401,12 +404,14 @@ impl Catalog {
         (records, warnings)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn save_index(
         &self,
-        index: &mut Records,
+        index: &Records,
         scope: &Scope,
         dirs: &[PathBuf],
         records: &[Record],
+        source: Option<TextSource<'_>>,
         stats: &mut ScanStats,
         warnings: &mut Vec<Warning>,
     ) {
@@ -419,7 +424,7 @@ impl Catalog {
             .filter(|r| !listed.contains(r.path.as_os_str()) && !is_gone(r, scope, dirs))
             .collect();
         let all: Vec<&Record> = records.iter().chain(kept).collect();
-        match Index::save(path, all.into_iter()) {
+        match Index::save(path, all.into_iter(), source) {
             Ok(written) => stats.index_written = written,
             Err(e) => warnings
                 .push(Warning { path: path.clone(), message: format!("cannot write the index: {e:#}") }),
@@ -495,9 +500,14 @@ fn plan(
     let listed: FastSet<&OsStr> = files.iter().map(|c| c.path.as_os_str()).collect();
     let gone = index.remaining().any(|r| !listed.contains(r.path.as_os_str()) && is_gone(r, scope, dirs));
     let changed = gone || decisions.iter().any(|d| !matches!(d, Reuse::Unchanged));
-    if changed
+    let continued: Vec<usize> = slots
+        .iter()
+        .zip(&decisions)
+        .filter_map(|(slot, d)| slot.filter(|_| matches!(d, Reuse::Continue)))
+        .collect();
+    if !continued.is_empty()
         && !index.has_texts()
-        && let Err(e) = index.load_texts()
+        && let Err(e) = index.load_texts_of(&continued)
     {
         stats.index_error = Some(format!("{e:#}"));
         index.clear();
@@ -541,8 +551,15 @@ fn scan_one(
     let read = scan.bytes_read;
     let after = std::fs::metadata(&cand.path).ok().map(|m| FileMeta::of(&m));
     let racy = Record::is_racy(&cand.meta, after.as_ref(), std::time::SystemTime::now());
-    let record =
-        Record { path: cand.path, meta: cand.meta, resume: scan.resume, tail: scan.tail, fingerprint, racy };
+    let record = Record {
+        path: cand.path,
+        meta: cand.meta,
+        resume: scan.resume,
+        tail: scan.tail,
+        fingerprint,
+        racy,
+        stored: None,
+    };
     Ok((record, read, checked))
 }
 
