@@ -168,6 +168,44 @@ fn a_grown_file_is_read_from_its_offset_only() {
     assert_eq!(a.branches, 1);
 }
 
+/// `pitree list` without a query continues a grown file without reading its stored text: the
+/// new text is added as a piece after the old one, and a later listing with texts sees it whole.
+#[test]
+fn a_grown_file_listed_without_texts_keeps_its_text_whole() {
+    let w = World::new();
+    w.scan();
+    let plain = || w.catalog().with_texts(false).scan(&Scope::All, &|_, _| {});
+    let texts = |sessions: &[SessionSummary]| -> Vec<(String, String)> {
+        let mut all: Vec<_> = sessions.iter().map(|s| (s.id.clone(), s.all_messages_text.clone())).collect();
+        all.sort();
+        all
+    };
+    for round in 0..20u32 {
+        let id = format!("aaaa-{}", 6 + round);
+        let parent = format!("aaaa-{}", 5 + round);
+        let role = if round % 2 == 0 { "user" } else { "assistant" };
+        let more = lines(&[message(&id, Some(&parent), role, &format!("round {round}"), 10 + round)]);
+        w.append("--p--/a.jsonl", &more);
+        let report = plain();
+        assert_eq!(
+            (report.stats.continued, report.stats.bytes_read),
+            (1, more.len() as u64),
+            "round {round}"
+        );
+        if round % 5 == 4 {
+            let full = w.scan();
+            assert_eq!(texts(&full.sessions), texts(&w.truth()), "round {round}");
+            assert_eq!(full.sessions, w.truth());
+        }
+    }
+    // A torn tail and an empty text (a message without text) join the pieces as a scan does.
+    w.append("--p--/a.jsonl", &lines(&[message("aaaa-26", Some("aaaa-25"), "user", "", 40)]));
+    plain();
+    w.append("--p--/a.jsonl", &message("aaaa-27", Some("aaaa-26"), "user", "torn", 41)[..30]);
+    plain();
+    assert_eq!(texts(&w.scan().sessions), texts(&w.truth()));
+}
+
 #[test]
 fn a_torn_last_line_is_read_again_once_complete() {
     let w = World::new();

@@ -3,12 +3,14 @@
 //!
 //! **Invalidation.** A record is keyed by path and carries the file's (device, inode, size, mtime
 //! in ns):
-//! - all four equal → the file is not read at all, unless the record is *racy*: the file changed
-//!   while it was scanned, or had been modified less than [`RACY_NS`] before, so a rewrite of the
-//!   same size in the same timestamp tick could hide behind an equal key (file times advance in
-//!   ticks) and its fingerprint may be of other bytes than its state; a racy file is scanned again;
+//! - all four equal → the file is not read at all, unless its [`Trust`] says otherwise: a file
+//!   modified less than [`RACY_NS`] before its scan could be rewritten with the same size in the
+//!   same timestamp tick (file times advance in ticks) behind an equal key, so it is checked as
+//!   below; a file that changed while it was scanned is scanned again from the start;
 //! - same device and inode, not smaller, and the bytes before the stored offset unchanged (a hash of
 //!   the first 4 KiB and of the 4 KiB before the offset) → only the bytes after the offset are read;
+//!   the fingerprint is made of the very bytes the scan read (and the checked 4 KiB before where
+//!   it started), so it always describes the bytes the stored state comes from;
 //! - otherwise (replaced, rewritten, shrunk) → the file is scanned again from the start;
 //! - a file no longer listed in a folder that was listed → its record is dropped.
 //!
@@ -56,7 +58,7 @@ use crate::session::entry::Usage;
 
 use super::hash::{FastMap, hash64};
 use super::locate::FileMeta;
-use super::scan::{HeaderInfo, IdSet, Resume, ScanState};
+use super::scan::{FileScan, HeaderInfo, IdSet, Resume, ScanState, WINDOW};
 
 const MAGIC: &[u8; 8] = b"PITREEIX";
 const TEXTS_MAGIC: &[u8; 8] = b"PITREETX";
@@ -68,7 +70,7 @@ const TEXTS_HEADER_LEN: u64 = 16;
 /// A texts file smaller than this is never compacted.
 const COMPACT_MIN: u64 = 4 << 20;
 /// Bytes hashed at the start of a file and before the stored offset.
-const FINGERPRINT_WINDOW: u64 = 4096;
+const FINGERPRINT_WINDOW: u64 = WINDOW as u64;
 
 /// What the index knows about one file.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,35 +82,86 @@ pub struct Record {
     /// The state including an unterminated last line, if there was one.
     pub tail: Option<ScanState>,
     pub fingerprint: Fingerprint,
-    /// The file changed during its scan or just before it: neither an equal change key nor the
-    /// fingerprint proves the record right (see the module docs).
-    pub racy: bool,
+    /// How far an equal change key proves the record right (see the module docs).
+    pub trust: Trust,
     /// Where this record's texts are in a texts file, when it was read from an index.
     pub stored: Option<Stored>,
+    /// For a file continued from its record without that record's text in memory: where the
+    /// text before the resume offset is. The states' `all_text` then holds only what follows.
+    pub prefix: Option<Prefix>,
 }
 
-/// The places of a record's texts in the texts file `texts_id`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The places of a record's texts in the texts file `texts_id`; a text is the concatenation of
+/// its pieces (a session continued from its record adds one).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Stored {
     texts_id: u64,
-    resume: TextRef,
-    tail: Option<TextRef>,
+    resume: Vec<TextRef>,
+    tail: Option<Vec<TextRef>>,
 }
 
-/// How recently before its scan a file must have been modified for its record to be racy: above
+/// The text a continued record starts with, left in the texts file `texts_id`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prefix {
+    texts_id: u64,
+    pieces: Vec<TextRef>,
+}
+
+/// A text with more pieces than this is written again as one piece.
+const MAX_PIECES: usize = 16;
+
+impl Record {
+    /// Where the resume text of this record is, for continuing it without reading it.
+    pub fn text_prefix(&self) -> Option<Prefix> {
+        self.stored.as_ref().map(|st| Prefix { texts_id: st.texts_id, pieces: st.resume.clone() })
+    }
+}
+
+/// What an equal change key says about a record's file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trust {
+    /// The file is unchanged.
+    Settled,
+    /// The file had been modified just before its scan: a same-size rewrite in the same
+    /// timestamp tick would keep the key, so the fingerprint is checked.
+    Recent,
+    /// The file changed while it was scanned: it is scanned again.
+    Changed,
+}
+
+impl Trust {
+    /// The trust in the record of a file stated `before` its scan and `after` it, at `now`.
+    pub fn of(before: &FileMeta, after: Option<&FileMeta>, now: std::time::SystemTime) -> Trust {
+        let now_ns = now.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64);
+        if after != Some(before) {
+            Trust::Changed
+        } else if before.mtime_ns > now_ns.saturating_sub(RACY_NS) {
+            Trust::Recent
+        } else {
+            Trust::Settled
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            Trust::Settled => 0,
+            Trust::Recent => 1,
+            Trust::Changed => 2,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<Trust> {
+        [Trust::Settled, Trust::Recent, Trust::Changed].into_iter().find(|t| t.code() == code)
+    }
+}
+
+/// How recently before its scan a file must have been modified to be [`Trust::Recent`]: above
 /// the timestamp tick of the file systems sessions live on (the kernel's clock tick, at most
 /// 10 ms, on ext4, xfs, btrfs and tmpfs), yet short enough that a live session refreshed after
 /// pi's write is read from its offset.
 pub const RACY_NS: i64 = 100_000_000;
 
 impl Record {
-    /// Whether the record of a file stated `before` its scan and `after` its fingerprint, at
-    /// `now`, is racy.
-    pub fn is_racy(before: &FileMeta, after: Option<&FileMeta>, now: std::time::SystemTime) -> bool {
-        let now_ns = now.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64);
-        after != Some(before) || before.mtime_ns > now_ns.saturating_sub(RACY_NS)
-    }
-
     /// The state the summary is made from.
     pub fn state(&self) -> &ScanState {
         self.tail.as_ref().unwrap_or(&self.resume.state)
@@ -133,6 +186,35 @@ impl Fingerprint {
         let fp = Fingerprint { head: hash64(&head, 1), before_offset: hash64(&tail, 2) };
         Ok((fp, (head.len() + tail.len()) as u64))
     }
+
+    /// The fingerprint of the bytes a scan from `start` read: `history` is the bytes before
+    /// `start` it was handed (all of them when `start` is within the head window), `old_head` the
+    /// head hash of the record it continued.
+    pub fn of_scan(start: u64, history: &[u8], old_head: Option<u64>, scan: &FileScan) -> Fingerprint {
+        let head = match old_head {
+            Some(head) if start >= FINGERPRINT_WINDOW => head,
+            _ => {
+                let mut bytes = history.to_vec();
+                bytes.extend_from_slice(&scan.head);
+                bytes.truncate(usize::try_from(scan.resume.offset.min(FINGERPRINT_WINDOW)).unwrap_or(0));
+                hash64(&bytes, 1)
+            }
+        };
+        Fingerprint { head, before_offset: hash64(&scan.before, 2) }
+    }
+}
+
+/// The bytes before `offset` that a scan continued from a record with fingerprint `old` starts
+/// with, if they are still the ones `old` was taken of; `None`: scan from the start.
+pub fn history(file: &File, offset: u64, old: &Fingerprint) -> io::Result<Option<Vec<u8>>> {
+    let len = offset.min(FINGERPRINT_WINDOW);
+    let bytes = match read_at(file, offset - len, len) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let head_ok = offset >= FINGERPRINT_WINDOW || hash64(&bytes, 1) == old.head;
+    Ok((head_ok && hash64(&bytes, 2) == old.before_offset).then_some(bytes))
 }
 
 fn read_at(file: &File, offset: u64, len: u64) -> io::Result<Vec<u8>> {
@@ -167,10 +249,10 @@ pub enum Reuse {
 /// check the fingerprint.
 pub fn classify(record: &Record, meta: &FileMeta) -> (Reuse, u64) {
     let old = &record.meta;
-    if record.racy {
+    if record.trust == Trust::Changed {
         return (Reuse::Rescan, 0);
     }
-    if old == meta {
+    if old == meta && record.trust == Trust::Settled {
         return (Reuse::Unchanged, 0);
     }
     if (old.dev, old.ino) != (meta.dev, meta.ino) || meta.len < old.len {
@@ -202,6 +284,7 @@ pub struct Index {
 struct PendingTexts {
     /// The texts file, open since the records were read.
     file: File,
+    id: u64,
     /// Every text of the records: whose it is, and where.
     refs: Vec<TextOf>,
 }
@@ -222,6 +305,12 @@ pub struct TextRef {
     offset: u64,
     len: u64,
     hash: u64,
+}
+
+impl PendingTexts {
+    fn source(&self) -> TextSource<'_> {
+        TextSource { file: &self.file, id: self.id }
+    }
 }
 
 impl Index {
@@ -279,7 +368,7 @@ impl Index {
 
     /// The texts file the records were read with, while their texts are not in memory.
     pub fn text_source(&self) -> Option<TextSource<'_>> {
-        self.pending_texts.as_ref().map(|p| TextSource(&p.file))
+        self.pending_texts.as_ref().map(PendingTexts::source)
     }
 
     /// The texts of `records` (records of this index, taken out of it) that [`Index::load`] left on
@@ -377,31 +466,14 @@ impl TextsFile {
     }
 
     /// Where each record's texts are in this file: the places they have when they are in it,
-    /// else new ones after its end, where they are appended (from memory, or from `source` for
-    /// a record read from another texts file without its texts).
+    /// else new ones after its end, where they are appended: from memory after the pieces of the
+    /// record's prefix, or, for a record read from another texts file without its texts (or with
+    /// too many pieces), read whole from `source`.
     fn place(&mut self, records: &[&Record], source: Option<TextSource<'_>>) -> Result<Vec<Stored>> {
-        let here = |r: &Record| {
-            r.stored.filter(|st| st.texts_id == self.id && st.tail.is_some() == r.tail.is_some())
-        };
-        let copied: Vec<Option<[Option<String>; 2]>> = records
-            .par_iter()
-            .map(|r| match (here(r), r.stored, source) {
-                (None, Some(st), Some(src)) => src.texts(&st).map(Some),
-                _ => Ok(None),
-            })
-            .collect::<Result<_>>()?;
-        let new_texts: Vec<&str> = records
-            .iter()
-            .zip(&copied)
-            .filter(|(r, _)| here(r).is_none())
-            .flat_map(|(r, copied)| match copied {
-                Some([resume, tail]) => [resume.as_deref(), tail.as_deref()],
-                None => {
-                    [Some(r.resume.state.all_text.as_str()), r.tail.as_ref().map(|t| t.all_text.as_str())]
-                }
-            })
-            .flatten()
-            .collect();
+        let plans: Vec<Plan> =
+            records.par_iter().map(|r| self.plan_texts(r, source)).collect::<Result<_>>()?;
+        let new_texts: Vec<&str> =
+            plans.iter().zip(records).flat_map(|(plan, r)| plan.new_texts(r)).collect();
         let hashes: Vec<u64> = new_texts.par_iter().map(|t| hash64(t.as_bytes(), 5)).collect();
         let mut refs = Vec::with_capacity(new_texts.len());
         let mut offset = self.len;
@@ -419,38 +491,142 @@ impl TextsFile {
         self.len = offset;
         let mut refs = refs.into_iter();
         let mut next = || refs.next().ok_or_else(|| eyre!("an index text went missing"));
-        records
+        plans
             .iter()
-            .map(|r| match here(r) {
-                Some(st) => Ok(st),
-                None => Ok(Stored {
-                    texts_id: self.id,
-                    resume: next()?,
-                    tail: if r.tail.is_some() { Some(next()?) } else { None },
-                }),
+            .zip(records)
+            .map(|(plan, r)| match plan {
+                Plan::Keep(stored) => Ok(stored.clone()),
+                Plan::Write { prefix, .. } => {
+                    let [resume, tail] = plan.texts(r);
+                    let mut pieces = |text: &str| -> Result<Vec<TextRef>> {
+                        let mut all = prefix.clone();
+                        if Plan::appends(prefix, text) {
+                            all.push(next()?);
+                        }
+                        Ok(all)
+                    };
+                    let resume = pieces(resume.unwrap_or_default())?;
+                    let tail = tail.map(&mut pieces).transpose()?;
+                    Ok(Stored { texts_id: self.id, resume, tail })
+                }
             })
             .collect()
     }
+
+    /// How the texts of `r` get into this file.
+    fn plan_texts(&self, r: &Record, source: Option<TextSource<'_>>) -> Result<Plan> {
+        let id = self.id;
+        let fits = |p: &[TextRef]| p.len() < MAX_PIECES;
+        if let Some(st) = r.stored.as_ref().filter(|st| {
+            st.texts_id == id
+                && st.tail.is_some() == r.tail.is_some()
+                && fits(&st.resume)
+                && st.tail.as_deref().is_none_or(fits)
+        }) {
+            return Ok(Plan::Keep(st.clone()));
+        }
+        let own = TextSource { file: &self.file, id };
+        let read = |texts_id: u64, pieces: &[TextRef]| -> Result<String> {
+            let from = [Some(own), source].into_iter().flatten().find(|s| s.id == texts_id);
+            from.ok_or_else(|| eyre!("an index text went missing"))?.text(pieces)
+        };
+        let write = |prefix: Vec<TextRef>, resume: Option<String>, tail: Option<String>| Plan::Write {
+            prefix,
+            resume,
+            tail,
+        };
+        if let Some(prefix) = r.prefix.as_ref().filter(|p| p.texts_id == id && fits(&p.pieces)) {
+            let empty = prefix.pieces.iter().all(|p| p.len == 0);
+            let after = |state: &ScanState| joined_after(empty, &state.all_text);
+            return Ok(write(
+                prefix.pieces.clone(),
+                Some(after(&r.resume.state)),
+                r.tail.as_ref().map(after),
+            ));
+        }
+        if let Some(prefix) = &r.prefix {
+            let before = read(prefix.texts_id, &prefix.pieces)?;
+            let whole =
+                |state: &ScanState| format!("{before}{}", joined_after(before.is_empty(), &state.all_text));
+            return Ok(write(Vec::new(), Some(whole(&r.resume.state)), r.tail.as_ref().map(whole)));
+        }
+        match &r.stored {
+            Some(st) if source.is_some() || st.texts_id == id => Ok(write(
+                Vec::new(),
+                Some(read(st.texts_id, &st.resume)?),
+                st.tail.as_ref().map(|t| read(st.texts_id, t)).transpose()?,
+            )),
+            _ => Ok(write(Vec::new(), None, None)),
+        }
+    }
+}
+
+/// How one record's texts are written ([`TextsFile::plan_texts`]).
+enum Plan {
+    /// They are in the file already, there.
+    Keep(Stored),
+    /// Pieces already in the file, then the new text of each state (`None`: the state's
+    /// `all_text`, in memory).
+    Write { prefix: Vec<TextRef>, resume: Option<String>, tail: Option<String> },
+}
+
+impl Plan {
+    /// The new text of the resume state and of the tail state (if the record has one).
+    fn texts<'a>(&'a self, r: &'a Record) -> [Option<&'a str>; 2] {
+        let Plan::Write { resume, tail, .. } = self else { return [None, None] };
+        let resume = resume.as_deref().unwrap_or(&r.resume.state.all_text);
+        let tail = r.tail.as_ref().map(|t| tail.as_deref().unwrap_or(&t.all_text));
+        [Some(resume), tail]
+    }
+
+    /// Whether a state's new `text` after `prefix` is written as a piece of its own.
+    fn appends(prefix: &[TextRef], text: &str) -> bool {
+        prefix.is_empty() || !text.is_empty()
+    }
+
+    /// The texts this plan appends, in order.
+    fn new_texts<'a>(&'a self, r: &'a Record) -> Vec<&'a str> {
+        let Plan::Write { prefix, .. } = self else { return Vec::new() };
+        self.texts(r).into_iter().flatten().filter(|t| Plan::appends(prefix, t)).collect()
+    }
+}
+
+/// What follows a text that is empty or not (`before_is_empty`) when `after` is joined to it as
+/// the scanner joins texts: with a space between two non-empty ones.
+fn joined_after(before_is_empty: bool, after: &str) -> String {
+    if before_is_empty || after.is_empty() { after.to_string() } else { format!(" {after}") }
 }
 
 /// The bytes of texts the records use.
 fn live_texts_len(records: &[&Record]) -> u64 {
-    let len = |r: &Record| match r.stored {
-        Some(st) => st.resume.len + st.tail.map_or(0, |t| t.len),
-        None => (r.resume.state.all_text.len() + r.tail.as_ref().map_or(0, |t| t.all_text.len())) as u64,
+    let pieces = |p: &[TextRef]| p.iter().map(|t| t.len).sum::<u64>();
+    let len = |r: &Record| match &r.stored {
+        Some(st) => pieces(&st.resume) + st.tail.as_deref().map_or(0, pieces),
+        None => {
+            let prefix = r.prefix.as_ref().map_or(0, |p| pieces(&p.pieces));
+            prefix + (r.resume.state.all_text.len() + r.tail.as_ref().map_or(0, |t| t.all_text.len())) as u64
+        }
     };
     records.iter().map(|r| len(r)).sum()
 }
 
 /// A texts file records were read with, for a save that must copy their texts.
 #[derive(Clone, Copy)]
-pub struct TextSource<'a>(&'a File);
+pub struct TextSource<'a> {
+    file: &'a File,
+    id: u64,
+}
 
 impl TextSource<'_> {
-    /// The resume and tail texts at `stored`, read and checked.
+    /// The text made of `pieces`, read and checked.
+    fn text(&self, pieces: &[TextRef]) -> Result<String> {
+        pieces.iter().map(|p| read_text(self.file, p)).collect()
+    }
+
+    /// The resume and tail texts at `stored`.
     fn texts(&self, stored: &Stored) -> Result<[Option<String>; 2]> {
-        let tail = stored.tail.map(|t| read_text(self.0, &t)).transpose()?;
-        Ok([Some(read_text(self.0, &stored.resume)?), tail])
+        let tail = stored.tail.as_deref().map(|t| self.text(t)).transpose()?;
+        Ok([Some(self.text(&stored.resume)?), tail])
     }
 }
 
@@ -509,8 +685,8 @@ impl Records {
         let Some(pending) = &self.pending_texts else { return Ok(()) };
         for &slot in slots {
             let Some(record) = self.slots.get_mut(slot).and_then(Option::as_mut) else { continue };
-            let Some(stored) = record.stored else { continue };
-            let [resume, tail] = TextSource(&pending.file).texts(&stored)?;
+            let Some(stored) = &record.stored else { continue };
+            let [resume, tail] = pending.source().texts(stored)?;
             record.resume.state.all_text = resume.unwrap_or_default();
             if let (Some(state), Some(text)) = (record.tail.as_mut(), tail) {
                 state.all_text = text;
@@ -526,7 +702,7 @@ impl Records {
 
     /// The texts file the records were read with, while their texts are not in memory.
     pub(crate) fn text_source(&self) -> Option<TextSource<'_>> {
-        self.pending_texts.as_ref().map(|p| TextSource(&p.file))
+        self.pending_texts.as_ref().map(PendingTexts::source)
     }
 }
 
@@ -563,7 +739,7 @@ fn read_index(path: &Path) -> Result<(Vec<Record>, PendingTexts)> {
     let texts = open_texts(&texts_path(path), h.texts_id, h.texts_len)?;
     let (records, refs) = decode_records(&records_bytes, h.count, h.texts_id, h.texts_len)
         .ok_or_else(|| eyre!("the index records do not decode"))?;
-    Ok((records, PendingTexts { file: texts, refs }))
+    Ok((records, PendingTexts { file: texts, id: h.texts_id, refs }))
 }
 
 /// The texts file next to the records file `index`.
@@ -610,7 +786,7 @@ impl TextsOnDisk {
     /// Read the texts on this thread, each straight into its string, with the checks of
     /// [`Index::load`] (each text's hash, UTF-8).
     pub fn read(&self) -> Result<Vec<(OsString, String)>> {
-        let PendingTexts { file, refs } = &self.pending;
+        let PendingTexts { file, refs, .. } = &self.pending;
         self.wanted
             .iter()
             .map(|&i| {
@@ -622,7 +798,7 @@ impl TextsOnDisk {
 
     /// The texts file these texts are read from, for a save that needs them.
     pub(crate) fn source(&self) -> TextSource<'_> {
-        TextSource(&self.pending.file)
+        self.pending.source()
     }
 }
 
@@ -679,12 +855,12 @@ fn read_texts(pending: &PendingTexts) -> Result<Vec<String>> {
     pending.refs.par_iter().map(|(_, _, text)| read_text(&pending.file, text)).collect()
 }
 
-/// Put `text` in the state `slot` of `record`.
+/// Add `text` (a piece) to the state `slot` of `record`.
 fn set_text(record: Option<&mut Record>, slot: Slot, text: String) -> Result<()> {
     let record = record.ok_or_else(|| eyre!("an index text has no record"))?;
     match (slot, record.tail.as_mut()) {
-        (Slot::Resume, _) => record.resume.state.all_text = text,
-        (Slot::Tail, Some(tail)) => tail.all_text = text,
+        (Slot::Resume, _) => record.resume.state.all_text.push_str(&text),
+        (Slot::Tail, Some(tail)) => tail.all_text.push_str(&text),
         (Slot::Tail, None) => bail!("an index text has no record"),
     }
     Ok(())
@@ -742,7 +918,7 @@ fn encode(records: &[&Record], places: &[Stored], texts: &TextsFile) -> ([u8; HE
         body.u64(r.resume.offset);
         body.u64(r.fingerprint.head);
         body.u64(r.fingerprint.before_offset);
-        body.u8(u8::from(r.racy));
+        body.u8(r.trust.code());
         body.state(&r.resume.state, &place.resume);
         body.u8(u8::from(r.tail.is_some()));
         if let (Some(tail), Some(place)) = (&r.tail, &place.tail) {
@@ -798,7 +974,7 @@ impl Writer {
             self.u64(id);
         }
     }
-    fn state(&mut self, s: &ScanState, text: &TextRef) {
+    fn state(&mut self, s: &ScanState, pieces: &[TextRef]) {
         self.u8(u8::from(s.rejected));
         self.u8(u8::from(s.header.is_some()));
         if let Some(h) = &s.header {
@@ -821,9 +997,12 @@ impl Writer {
         self.u32(s.unreadable);
         self.ids(&s.tips);
         self.ids(&s.dangling);
-        self.u64(text.offset);
-        self.u64(text.len);
-        self.u64(text.hash);
+        self.u32(pieces.len() as u32);
+        for p in pieces {
+            self.u64(p.offset);
+            self.u64(p.len);
+            self.u64(p.hash);
+        }
     }
 }
 
@@ -840,11 +1019,7 @@ fn decode_records(b: &[u8], count: u64, texts_id: u64, texts_len: u64) -> Option
         let meta = FileMeta { len: r.u64()?, mtime_ns: r.u64()? as i64, dev: r.u64()?, ino: r.u64()? };
         let offset = r.u64()?;
         let fingerprint = Fingerprint { head: r.u64()?, before_offset: r.u64()? };
-        let racy = match r.u8()? {
-            0 => false,
-            1 => true,
-            _ => return None,
-        };
+        let trust = Trust::from_code(r.u8()?)?;
         let (state, resume_text) = r.state(texts_len)?;
         let (tail, tail_text) = match r.u8()? {
             0 => (None, None),
@@ -855,22 +1030,11 @@ fn decode_records(b: &[u8], count: u64, texts_id: u64, texts_len: u64) -> Option
             _ => return None,
         };
         let key = path.clone().into_os_string();
-        if let Some(t) = tail_text {
-            refs.push((key.clone(), Slot::Resume, resume_text));
-            refs.push((key, Slot::Tail, t));
-        } else {
-            refs.push((key, Slot::Resume, resume_text));
-        }
+        refs.extend(resume_text.iter().map(|&t| (key.clone(), Slot::Resume, t)));
+        refs.extend(tail_text.iter().flatten().map(|&t| (key.clone(), Slot::Tail, t)));
         let stored = Some(Stored { texts_id, resume: resume_text, tail: tail_text });
-        records.push(Record {
-            path,
-            meta,
-            resume: Resume { offset, state },
-            tail,
-            fingerprint,
-            racy,
-            stored,
-        });
+        let resume = Resume { offset, state };
+        records.push(Record { path, meta, resume, tail, fingerprint, trust, stored, prefix: None });
     }
     (r.i == b.len()).then_some((records, refs))
 }
@@ -934,7 +1098,7 @@ impl<'a> Reader<'a> {
         }
         (0..n).map(|_| self.u64()).collect()
     }
-    fn state(&mut self, texts_len: u64) -> Option<(ScanState, TextRef)> {
+    fn state(&mut self, texts_len: u64) -> Option<(ScanState, Vec<TextRef>)> {
         let rejected = self.flag()?;
         let header = if self.flag()? {
             Some(HeaderInfo {
@@ -964,9 +1128,17 @@ impl<'a> Reader<'a> {
         let unreadable = self.u32()?;
         let tips = self.ids()?;
         let dangling = self.ids()?;
-        let text = TextRef { offset: self.u64()?, len: self.u64()?, hash: self.u64()? };
-        if text.offset < TEXTS_HEADER_LEN || text.offset.checked_add(text.len)? > texts_len {
+        let count = self.u32()? as usize;
+        if count > self.b.len() / 24 {
             return None;
+        }
+        let mut pieces = Vec::with_capacity(count);
+        for _ in 0..count {
+            let text = TextRef { offset: self.u64()?, len: self.u64()?, hash: self.u64()? };
+            if text.offset < TEXTS_HEADER_LEN || text.offset.checked_add(text.len)? > texts_len {
+                return None;
+            }
+            pieces.push(text);
         }
         let state = ScanState {
             header,
@@ -982,7 +1154,7 @@ impl<'a> Reader<'a> {
             dangling,
             unreadable,
         };
-        Some((state, text))
+        Some((state, pieces))
     }
 }
 
@@ -1014,22 +1186,29 @@ mod tests {
             resume: Resume { offset: 9, state: state.clone() },
             tail: Some(ScanState { all_text: format!("{text} more"), ..state }),
             fingerprint: Fingerprint { head: 7, before_offset: 8 },
-            racy: path.starts_with("/b"),
+            trust: if path.starts_with("/b") { Trust::Recent } else { Trust::Settled },
             stored: None,
+            prefix: None,
         }
     }
 
     #[test]
-    fn a_record_is_racy_when_its_file_changed_during_the_scan_or_just_before() {
+    fn a_record_is_checked_when_its_file_changed_just_before_its_scan_and_rescanned_when_during() {
         let now = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000);
         let old = FileMeta { len: 10, mtime_ns: 1_700_000_000_000_000_000, dev: 1, ino: 2 };
-        assert!(!Record::is_racy(&old, Some(&old), now));
-        assert!(Record::is_racy(&old, Some(&FileMeta { len: 11, ..old }), now), "grew during the scan");
-        assert!(Record::is_racy(&old, None, now), "gone after the scan");
+        assert_eq!(Trust::of(&old, Some(&old), now), Trust::Settled);
+        assert_eq!(
+            Trust::of(&old, Some(&FileMeta { len: 11, ..old }), now),
+            Trust::Changed,
+            "grew during the scan"
+        );
+        assert_eq!(Trust::of(&old, None, now), Trust::Changed, "gone after the scan");
         let recent = FileMeta { mtime_ns: 1_800_000_000_000_000_000 - RACY_NS / 2, ..old };
-        assert!(Record::is_racy(&recent, Some(&recent), now), "modified just before");
-        let racy = Record { racy: true, ..record("/a.jsonl", "x") };
-        assert!(matches!(classify(&racy, &racy.meta), (Reuse::Rescan, 0)));
+        assert_eq!(Trust::of(&recent, Some(&recent), now), Trust::Recent, "modified just before");
+        let changed = Record { trust: Trust::Changed, ..record("/a.jsonl", "x") };
+        assert!(matches!(classify(&changed, &changed.meta), (Reuse::Rescan, 0)));
+        let settled = record("/a.jsonl", "x");
+        assert!(matches!(classify(&settled, &settled.meta), (Reuse::Unchanged, 0)));
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub use locate::{Scope, SessionsRoot};
 pub use summary::SessionSummary;
 
 use hash::{FastMap, FastSet};
-use index::{Fingerprint, Index, Record, Records, Reuse, TextSource, TextsOnDisk};
+use index::{Fingerprint, Index, Prefix, Record, Records, Reuse, TextSource, TextsOnDisk};
 use locate::{Candidate, CwdMatcher, FileMeta};
 use scan::{Resume, ScanState, Scanner};
 
@@ -308,7 +308,7 @@ impl Catalog {
         });
         stats.files = listing.files.len();
         let mut warnings = listing.warnings;
-        let plan = plan(&listing.files, &mut index, scope, &listing.dirs, &mut stats);
+        let plan = plan(&listing.files, &mut index, scope, &listing.dirs, self.texts, &mut stats);
         let filter = ScopeFilter::new(scope);
         let total = listing.files.len();
         let mut records: Vec<Record> = plan.unchanged;
@@ -367,7 +367,7 @@ impl Catalog {
     /// Read the files that need it, in parallel, newest first.
     fn scan_files(
         &self,
-        work: Vec<(Candidate, Option<Resume>)>,
+        work: Vec<ScanJob>,
         done_before: usize,
         total: usize,
         filter: &ScopeFilter,
@@ -377,11 +377,11 @@ impl Catalog {
         let done = AtomicUsize::new(done_before);
         let results: Vec<Result<(Record, u64, u64), Warning>> = work
             .into_par_iter()
-            .map_init(Scanner::new, |scanner, (cand, resume)| {
+            .map_init(Scanner::new, |scanner, (cand, resume, prefix)| {
                 if sink.cancelled() {
                     return Err(Warning { path: cand.path, message: "scan cancelled".into() });
                 }
-                let result = scan_one(scanner, cand, resume);
+                let result = scan_one(scanner, cand, resume, prefix);
                 if let (Ok((record, _, _)), true) = (&result, sink.wants_found()) {
                     sink.found(self.summaries(std::iter::once(record), filter));
                 }
@@ -460,10 +460,14 @@ impl Catalog {
     }
 }
 
+/// A file to read: from the start, or from its record (state and fingerprint), with where that
+/// record's text is when it is not in its state.
+type ScanJob = (Candidate, Option<(Resume, Fingerprint)>, Option<Prefix>);
+
 /// Which files the index answers, and which must be read (from the start or from an offset).
 struct Plan {
     unchanged: Vec<Record>,
-    to_scan: Vec<(Candidate, Option<Resume>)>,
+    to_scan: Vec<ScanJob>,
     /// The index must be rewritten (a file was read, or a file is gone).
     changed: bool,
 }
@@ -474,14 +478,15 @@ fn is_gone(record: &Record, scope: &Scope, dirs: &[PathBuf]) -> bool {
 }
 
 /// Match the listed files against the index. The records used are taken out of `index`; what stays
-/// there is the records of files not listed this time. When the index will be rewritten, or a
-/// grown file continues from its record, the texts are loaded first (if they are damaged, the whole
-/// index is dropped).
+/// there is the records of files not listed this time. A grown file continues from its record:
+/// when `texts` are wanted, with that record's text read first (if the texts are damaged, the
+/// whole index is dropped); otherwise its text stays in the index, as the prefix of the next.
 fn plan(
     files: &[Candidate],
     index: &mut Records,
     scope: &Scope,
     dirs: &[PathBuf],
+    texts: bool,
     stats: &mut ScanStats,
 ) -> Plan {
     let slots: Vec<Option<usize>> = files.iter().map(|cand| index.find(cand.path.as_os_str())).collect();
@@ -505,7 +510,8 @@ fn plan(
         .zip(&decisions)
         .filter_map(|(slot, d)| slot.filter(|_| matches!(d, Reuse::Continue)))
         .collect();
-    if !continued.is_empty()
+    if texts
+        && !continued.is_empty()
         && !index.has_texts()
         && let Err(e) = index.load_texts_of(&continued)
     {
@@ -528,37 +534,52 @@ fn plan(
             }
             (Reuse::Continue, Some(r)) => {
                 stats.continued += 1;
-                plan.to_scan.push((cand.clone(), Some(r.resume)));
+                let prefix = if index.has_texts() || texts { None } else { r.text_prefix() };
+                plan.to_scan.push((cand.clone(), Some((r.resume, r.fingerprint)), prefix));
             }
             _ => {
                 stats.rescanned += 1;
-                plan.to_scan.push((cand.clone(), None));
+                plan.to_scan.push((cand.clone(), None, None));
             }
         }
     }
     plan
 }
 
-/// Scan one file; returns its record, the bytes scanned and the bytes read for its fingerprint.
+/// Scan one file, from the start or from its record; returns its new record, the bytes scanned
+/// and the bytes read to check it. The fingerprint is taken from the bytes the scan read (and the
+/// checked bytes before its offset), so it always describes the bytes the state was made from.
 fn scan_one(
     scanner: &mut Scanner,
     cand: Candidate,
-    resume: Option<Resume>,
+    from: Option<(Resume, Fingerprint)>,
+    prefix: Option<Prefix>,
 ) -> Result<(Record, u64, u64), Warning> {
     let warn = |e: std::io::Error| Warning { path: cand.path.clone(), message: format!("cannot read: {e}") };
-    let scan = scanner.scan_from(&cand.path, resume.unwrap_or_default()).map_err(warn)?;
-    let (fingerprint, checked) = Fingerprint::of(&cand.path, scan.resume.offset).map_err(warn)?;
-    let read = scan.bytes_read;
+    let mut file = crate::session::content::open_regular(&cand.path).map_err(warn)?;
+    let (from, history, old_head, prefix) = match from {
+        Some((resume, old)) => match index::history(&file, resume.offset, &old).map_err(warn)? {
+            Some(history) => (resume, history, Some(old.head), prefix),
+            None => (Resume::default(), Vec::new(), None, None),
+        },
+        None => (Resume::default(), Vec::new(), None, None),
+    };
+    let checked = history.len() as u64;
+    let start = from.offset;
+    let scan = scanner.scan_open(&mut file, from, history.clone()).map_err(warn)?;
+    let fingerprint = Fingerprint::of_scan(start, &history, old_head, &scan);
     let after = std::fs::metadata(&cand.path).ok().map(|m| FileMeta::of(&m));
-    let racy = Record::is_racy(&cand.meta, after.as_ref(), std::time::SystemTime::now());
+    let trust = index::Trust::of(&cand.meta, after.as_ref(), std::time::SystemTime::now());
+    let read = scan.bytes_read;
     let record = Record {
         path: cand.path,
         meta: cand.meta,
         resume: scan.resume,
         tail: scan.tail,
         fingerprint,
-        racy,
+        trust,
         stored: None,
+        prefix,
     };
     Ok((record, read, checked))
 }

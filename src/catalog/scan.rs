@@ -295,6 +295,28 @@ pub struct FileScan {
     pub bytes_read: u64,
     /// Bytes in the file when reading stopped.
     pub len: u64,
+    /// The bytes read from the start offset up to offset [`WINDOW`] of the file (none when the
+    /// scan started beyond it).
+    pub head: Vec<u8>,
+    /// The [`WINDOW`] bytes before the resume offset (fewer when there are fewer), as read or
+    /// as handed in as the history of a continued scan.
+    pub before: Vec<u8>,
+}
+
+/// The size of the windows [`FileScan::head`] and [`FileScan::before`] keep.
+pub const WINDOW: usize = 4096;
+
+/// The last [`WINDOW`] bytes of `trail` followed by `more`.
+fn push_trail(trail: &mut Vec<u8>, more: &[u8]) {
+    if more.len() >= WINDOW {
+        trail.clear();
+        trail.extend_from_slice(&more[more.len() - WINDOW..]);
+        return;
+    }
+    trail.extend_from_slice(more);
+    if trail.len() > WINDOW {
+        trail.drain(..trail.len() - WINDOW);
+    }
 }
 
 impl FileScan {
@@ -324,17 +346,23 @@ impl Scanner {
     /// the bytes before the offset are unchanged (see [`super::index`]).
     pub fn scan_from(&mut self, path: &Path, from: Resume) -> io::Result<FileScan> {
         let mut file = crate::session::content::open_regular(path)?;
-        self.scan_reader(&mut file, from)
+        self.scan_open(&mut file, from, Vec::new())
     }
 
-    fn scan_reader(&mut self, file: &mut File, from: Resume) -> io::Result<FileScan> {
+    /// [`Scanner::scan_from`] on an open file; `history` is the bytes just before `from.offset`
+    /// (up to [`WINDOW`]), which [`FileScan::before`] starts from.
+    pub fn scan_open(&mut self, file: &mut File, from: Resume, history: Vec<u8>) -> io::Result<FileScan> {
         let Resume { mut offset, mut state } = from;
+        let start = offset;
+        let mut before = history;
         if state.rejected {
             return Ok(FileScan {
                 len: file.metadata()?.len(),
                 resume: Resume { offset, state },
                 tail: None,
                 bytes_read: 0,
+                head: Vec::new(),
+                before,
             });
         }
         file.seek(SeekFrom::Start(offset))?;
@@ -345,8 +373,10 @@ impl Scanner {
         let mut bytes_read = 0u64;
         // The unread data is buf[lo..hi]; buf[lo..searched] holds no newline.
         let (mut lo, mut hi, mut searched) = (0, 0, 0);
+        let mut head = Vec::new();
         while !state.rejected {
             if lo > 0 {
+                push_trail(&mut before, &self.buf[..lo]);
                 self.buf.copy_within(lo..hi, 0);
                 (hi, searched, lo) = (hi - lo, searched - lo, 0);
             }
@@ -356,6 +386,11 @@ impl Scanner {
             let n = read_some(file, &mut self.buf[hi..])?;
             if n == 0 {
                 break;
+            }
+            let head_room = (WINDOW as u64).saturating_sub(start) as usize;
+            if head.len() < head_room {
+                let take = (head_room - head.len()).min(n);
+                head.extend_from_slice(&self.buf[hi..hi + take]);
             }
             bytes_read += n as u64;
             hi += n;
@@ -378,8 +413,9 @@ impl Scanner {
             with_tail
         });
         let len = offset + rest.len() as u64;
+        push_trail(&mut before, &self.buf[..lo]);
         self.release();
-        Ok(FileScan { resume: Resume { offset, state }, tail, bytes_read, len })
+        Ok(FileScan { resume: Resume { offset, state }, tail, bytes_read, len, head, before })
     }
 
     fn release(&mut self) {
@@ -412,6 +448,39 @@ mod tests {
 
     const HEADER: &str =
         r#"{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+    /// The windows a scan keeps are the file's bytes at those places, over many blocks and when
+    /// a scan continues from an offset with its history.
+    #[test]
+    fn the_windows_are_the_bytes_read() {
+        let mut text = format!("{HEADER}\n");
+        for i in 0..30_000 {
+            let parent = (i > 0).then(|| format!("m{}", i - 1));
+            text.push_str(&msg(&format!("m{i}"), parent.as_deref(), "user", &format!("line {i}"), i));
+            text.push('\n');
+        }
+        text.push_str("{\"unterminated");
+        let bytes = text.as_bytes();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, bytes).unwrap();
+        let whole = Scanner::new().scan_file(&path).unwrap();
+        let end = whole.resume.offset as usize;
+        assert!(bytes.len() > 2 * BLOCK && end < bytes.len());
+        assert_eq!(whole.head, &bytes[..WINDOW]);
+        assert_eq!(whole.before, &bytes[end - WINDOW..end]);
+        for start in [100, WINDOW + 7, bytes.len() / 2] {
+            let start = start + bytes[start..].iter().position(|&b| b == b'\n').unwrap() + 1;
+            let history = bytes[start.saturating_sub(WINDOW)..start].to_vec();
+            let from = scan_bytes(&bytes[..start]).resume;
+            assert_eq!(from.offset, start as u64);
+            let mut file = std::fs::File::open(&path).unwrap();
+            let part = Scanner::new().scan_open(&mut file, from, history).unwrap();
+            assert_eq!(part.resume.offset, whole.resume.offset, "from {start}");
+            assert_eq!(part.before, whole.before, "from {start}");
+            assert_eq!(part.head, &bytes[start.min(WINDOW)..WINDOW], "from {start}");
+        }
+    }
 
     fn msg(id: &str, parent: Option<&str>, role: &str, text: &str, ts: u64) -> String {
         let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
