@@ -35,7 +35,7 @@ use crate::session::entry::Usage;
 use crate::session::line::{
     format_number, has_lone_surrogate_escape, is_falsy, replace_lone_surrogates, trim_ascii,
 };
-use crate::session::loose::{Loose, LooseNum, Obj, RawUsage};
+use crate::session::loose::{Loose, LooseNum, Obj, RawUsage, ReadSeq, ScalarVisitor};
 
 /// Lines up to this size that the sniff tier skips are validated by serde; longer ones by the
 /// structural scan, which is several times faster on long strings.
@@ -595,9 +595,9 @@ enum Content<'a> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match d.deserialize_any(ScalarVisitor)? {
+        match scalar(d)? {
             Scalar::Str(s) => Ok(Content::Text(s)),
-            Scalar::Seq(texts) => Ok(Content::Blocks(texts)),
+            Scalar::Seq(TextBlocks(texts)) => Ok(Content::Blocks(texts)),
             _ => Ok(Content::Other),
         }
     }
@@ -622,7 +622,7 @@ enum Time<'a> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for Time<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(match d.deserialize_any(ScalarVisitor)? {
+        Ok(match scalar(d)? {
             Scalar::Str(s) => Time::Str(s),
             Scalar::Num(n) => Time::Num(n),
             _ => Time::None,
@@ -640,7 +640,7 @@ impl Default for IdField<'_> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for IdField<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(IdField(match d.deserialize_any(ScalarVisitor)? {
+        Ok(IdField(match scalar(d)? {
             Scalar::Str(s) => Id::Str(s),
             Scalar::Num(n) => Id::Other(format_number(n)),
             Scalar::Bool(b) => Id::Other(b.to_string()),
@@ -649,63 +649,26 @@ impl<'de: 'a, 'a> Deserialize<'de> for IdField<'a> {
     }
 }
 
-/// Any JSON value, reduced: strings borrowed when possible, arrays read as message blocks (the
-/// texts of their `text` blocks), objects skipped.
-enum Scalar<'a> {
-    Str(Cow<'a, str>),
-    Num(f64),
-    Bool(bool),
-    Seq(Vec<Cow<'a, str>>),
-    Other,
-}
+/// An array read as message blocks: the texts of their `text` blocks.
+struct TextBlocks<'a>(Vec<Cow<'a, str>>);
 
-struct ScalarVisitor;
-
-impl<'de> Visitor<'de> for ScalarVisitor {
-    type Value = Scalar<'de>;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Borrowed(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Owned(v.to_string())))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Owned(v)))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(Scalar::Num(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(Scalar::Num(v as f64))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(Scalar::Num(v as f64))
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(Scalar::Bool(v))
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Scalar::Other)
-    }
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(Scalar::Other)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+impl<'de> ReadSeq<'de> for TextBlocks<'de> {
+    fn read<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
         let mut texts = Vec::new();
         while let Some(block) = seq.next_element::<Obj<Block>>()? {
             if let Some(block) = block.0.filter(|b| b.ty.0.as_deref() == Some("text")) {
                 texts.push(block.text.0.unwrap_or_default());
             }
         }
-        Ok(Scalar::Seq(texts))
+        Ok(TextBlocks(texts))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Scalar::Other)
-    }
+}
+
+/// Any JSON value, with arrays read as message blocks.
+type Scalar<'a> = crate::session::loose::Scalar<'a, TextBlocks<'a>>;
+
+fn scalar<'de, D: Deserializer<'de>>(d: D) -> Result<Scalar<'de>, D::Error> {
+    d.deserialize_any(ScalarVisitor::<TextBlocks<'de>>::new())
 }
 
 #[cfg(test)]

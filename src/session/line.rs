@@ -533,6 +533,6 @@ impl IdValue<'_> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for IdValue<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LooseVisitor).map(|v| IdValue(Some(v)))
+        d.deserialize_any(LooseVisitor::new()).map(|v| IdValue(Some(v)))
     }
 }

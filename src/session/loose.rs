@@ -17,7 +17,7 @@ pub(crate) struct Loose<'a>(pub(crate) Option<Cow<'a, str>>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LooseVisitor).map(|v| match v {
+        d.deserialize_any(LooseVisitor::new()).map(|v| match v {
             Scalar::Str(s) => Loose(Some(s)),
             _ => Loose(None),
         })
@@ -30,7 +30,7 @@ pub(crate) struct LooseNum(pub(crate) Option<f64>);
 
 impl<'de> Deserialize<'de> for LooseNum {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LooseVisitor).map(|v| match v {
+        d.deserialize_any(LooseVisitor::new()).map(|v| match v {
             Scalar::Num(n) => LooseNum(Some(n)),
             _ => LooseNum(None),
         })
@@ -43,24 +43,48 @@ pub fn format_number(n: f64) -> String {
 }
 
 pub(crate) fn loose_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    d.deserialize_any(LooseVisitor).map(|v| match v {
+    d.deserialize_any(LooseVisitor::new()).map(|v| match v {
         Scalar::Bool(b) => Some(b),
         _ => None,
     })
 }
 
-/// Any JSON value, reduced to what a loose field can use.
-pub(crate) enum Scalar<'a> {
+/// Any JSON value, reduced to what a loose field can use; an array as what `S` reads of it.
+pub(crate) enum Scalar<'a, S = ()> {
     Str(Cow<'a, str>),
     Num(f64),
     Bool(bool),
+    Seq(S),
     Other,
 }
 
-pub(crate) struct LooseVisitor;
+/// What a [`ScalarVisitor`] keeps of an array.
+pub(crate) trait ReadSeq<'de>: Sized {
+    fn read<A: SeqAccess<'de>>(seq: A) -> Result<Self, A::Error>;
+}
 
-impl<'de> Visitor<'de> for LooseVisitor {
-    type Value = Scalar<'de>;
+/// Nothing: the array is skipped.
+impl<'de> ReadSeq<'de> for () {
+    fn read<A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+}
+
+/// Reads any JSON value as a [`Scalar`], strings borrowed when possible.
+pub(crate) struct ScalarVisitor<S>(std::marker::PhantomData<S>);
+
+impl<S> ScalarVisitor<S> {
+    pub(crate) fn new() -> Self {
+        ScalarVisitor(std::marker::PhantomData)
+    }
+}
+
+/// The visitor of loose fields: arrays skipped.
+pub(crate) type LooseVisitor = ScalarVisitor<()>;
+
+impl<'de, S: ReadSeq<'de>> Visitor<'de> for ScalarVisitor<S> {
+    type Value = Scalar<'de, S>;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("any JSON value")
     }
@@ -91,9 +115,8 @@ impl<'de> Visitor<'de> for LooseVisitor {
     fn visit_none<E>(self) -> Result<Self::Value, E> {
         Ok(Scalar::Other)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Scalar::Other)
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        S::read(seq).map(Scalar::Seq)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
