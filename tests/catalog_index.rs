@@ -206,6 +206,30 @@ fn a_grown_file_listed_without_texts_keeps_its_text_whole() {
     assert_eq!(texts(&w.scan().sessions), texts(&w.truth()));
 }
 
+/// The picker reads the texts of a warm listing later, from the index: a text stored in pieces
+/// (by `pitree list` continuing a grown file) comes back whole.
+#[test]
+fn deferred_texts_of_a_text_in_pieces_come_back_whole() {
+    let w = World::new();
+    w.scan();
+    for round in 0..3u32 {
+        let (id, parent) = (format!("aaaa-{}", 6 + round), format!("aaaa-{}", 5 + round));
+        w.append(
+            "--p--/a.jsonl",
+            &lines(&[message(&id, Some(&parent), "user", &format!("piece {round}"), 20 + round)]),
+        );
+        w.catalog().with_texts(false).scan(&Scope::All, &|_, _| {});
+    }
+    let (tx, rx) = mpsc::channel();
+    let deferred = Arc::new(w.catalog()).scan_in_background_deferring_texts(Scope::All, tx).join().unwrap();
+    while rx.try_recv().is_ok() {}
+    let texts = deferred.expect("a warm scan defers the texts").load();
+    let truth = w.truth();
+    let a = truth.iter().find(|s| s.id == "aaaa").unwrap();
+    assert!(a.all_messages_text.ends_with("piece 0 piece 1 piece 2"));
+    assert_eq!(texts.get(&a.path), Some(a.all_messages_text.as_str()));
+}
+
 #[test]
 fn a_torn_last_line_is_read_again_once_complete() {
     let w = World::new();

@@ -780,20 +780,26 @@ pub struct TextsOnDisk {
 impl TextsOnDisk {
     /// The paths whose texts these are.
     pub fn paths(&self) -> impl Iterator<Item = &std::ffi::OsStr> {
-        self.wanted.iter().map(|&i| self.pending.refs[i].0.as_os_str())
+        let path = |i: usize| self.pending.refs[i].0.as_os_str();
+        // The pieces of one text are next to each other: each path once.
+        let mut last = None;
+        self.wanted.iter().map(move |&i| path(i)).filter(move |p| last.replace(*p) != Some(*p))
     }
 
-    /// Read the texts on this thread, each straight into its string, with the checks of
-    /// [`Index::load`] (each text's hash, UTF-8).
+    /// Read the texts on this thread, with the checks of [`Index::load`] (each piece's hash,
+    /// UTF-8): one per path, its pieces joined.
     pub fn read(&self) -> Result<Vec<(OsString, String)>> {
         let PendingTexts { file, refs, .. } = &self.pending;
-        self.wanted
-            .iter()
-            .map(|&i| {
-                let (path, _, text) = &refs[i];
-                Ok((path.clone(), read_text(file, text)?))
-            })
-            .collect()
+        let mut texts: Vec<(OsString, String)> = Vec::with_capacity(self.wanted.len());
+        for &i in &self.wanted {
+            let (path, _, piece) = &refs[i];
+            let piece = read_text(file, piece)?;
+            match texts.last_mut() {
+                Some((last, text)) if last == path => text.push_str(&piece),
+                _ => texts.push((path.clone(), piece)),
+            }
+        }
+        Ok(texts)
     }
 
     /// The texts file these texts are read from, for a save that needs them.
