@@ -363,18 +363,25 @@ fn damaged_foreign_truncated_or_newer_indexes_are_rebuilt() {
 }
 
 #[test]
-fn a_damaged_text_section_is_noticed_when_only_metadata_was_loaded() {
+fn a_damaged_texts_file_is_noticed_when_its_texts_are_read() {
     let w = World::new();
     w.scan();
-    let mut bytes = fs::read(w.index_file()).unwrap();
+    let texts = pitree::catalog::index::texts_path(&w.index_file());
+    let mut bytes = fs::read(&texts).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
-    fs::write(w.index_file(), &bytes).unwrap();
+    fs::write(&texts, &bytes).unwrap();
     w.append("--p--/a.jsonl", &lines(&[message("aaaa-6", Some("aaaa-5"), "user", "z", 44)]));
-    let report = w.catalog().with_texts(false).scan(&Scope::All, &|_, _| {});
-    assert!(report.stats.index_error.is_some());
-    assert_eq!(report.stats.rescanned, 4);
-    assert_eq!(w.scan().sessions, w.truth());
+    // A listing without texts reads none: it continues the grown file and trusts the rest.
+    let plain = w.catalog().with_texts(false).scan(&Scope::All, &|_, _| {});
+    assert!(plain.stats.index_error.is_none());
+    assert_eq!((plain.stats.continued, plain.stats.unchanged), (1, 3));
+    // The first listing that reads texts finds the damage and rebuilds.
+    let full = w.scan();
+    assert!(full.stats.index_error.is_some());
+    assert_eq!(full.stats.rescanned, 4);
+    assert_eq!(full.sessions, w.truth());
+    assert_eq!(w.scan().stats.index_error, None);
 }
 
 #[cfg(unix)]
@@ -502,4 +509,166 @@ fn a_file_modified_just_before_its_scan_is_checked_not_trusted() {
     assert_eq!((second.stats.unchanged, second.stats.rescanned), (3, 1), "the racy record is not trusted");
     assert_eq!(second.sessions, w.truth());
     assert!(second.sessions.iter().any(|s| s.all_messages_text.contains("TEXT 3 OF AAAA")));
+}
+
+/// What a random history of changes and listings does to one of the nested sessions.
+#[derive(Debug, Clone)]
+enum Op {
+    /// Append `n` messages (completing a torn line first).
+    Append { file: usize, n: u8 },
+    /// Append the first half of a message, without its newline.
+    Torn { file: usize },
+    /// Rewrite the file shorter, with new text (pi never does; another tool might).
+    Rewrite { file: usize, keep: u8 },
+    /// Date the file in the past (a listing right after a write sees it as recent).
+    Age { file: usize },
+    /// List: without texts (`pitree list`), with texts (a query), or as the picker (texts
+    /// deferred and read afterwards).
+    List(u8),
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        3 => (0..3usize, 1..4u8).prop_map(|(file, n)| Op::Append { file, n }),
+        1 => (0..3usize).prop_map(|file| Op::Torn { file }),
+        1 => (0..3usize, 0..6u8).prop_map(|(file, keep)| Op::Rewrite { file, keep }),
+        1 => (0..3usize).prop_map(|file| Op::Age { file }),
+        3 => (0..3u8).prop_map(Op::List),
+    ]
+}
+
+/// The three nested sessions of [`World`] as the operations change them.
+struct Files {
+    /// Per file: how many messages it has, and the rest of a torn line.
+    state: [(u32, Option<String>); 3],
+    generation: u32,
+}
+
+impl Files {
+    const NAMES: [(&'static str, &'static str); 3] = [("a", "aaaa"), ("b", "bbbb"), ("c", "cccc")];
+
+    fn rel(file: usize) -> String {
+        format!("--p--/{}.jsonl", Files::NAMES[file].0)
+    }
+
+    fn apply(&mut self, w: &World, op: &Op) {
+        match *op {
+            Op::Append { file, n } => {
+                let id = Files::NAMES[file].1;
+                let (count, torn) = &mut self.state[file];
+                let mut text = torn.take().map(|rest| format!("{rest}\n")).unwrap_or_default();
+                for _ in 0..n {
+                    let role = if *count % 2 == 0 { "user" } else { "assistant" };
+                    let parent = format!("{id}-{}", *count - 1);
+                    let words =
+                        format!("g{} m{count} {}", self.generation, "é\\n\\\"".repeat(*count as usize % 3));
+                    text.push_str(&message(
+                        &format!("{id}-{count}"),
+                        Some(&parent),
+                        role,
+                        &words,
+                        *count % 60,
+                    ));
+                    text.push('\n');
+                    *count += 1;
+                }
+                fs::OpenOptions::new()
+                    .append(true)
+                    .open(w.path(&Files::rel(file)))
+                    .unwrap()
+                    .write_all(text.as_bytes())
+                    .unwrap();
+            }
+            Op::Torn { file } => {
+                let id = Files::NAMES[file].1;
+                let (count, torn) = &mut self.state[file];
+                if torn.is_none() {
+                    let line = message(
+                        &format!("{id}-{count}"),
+                        Some(&format!("{id}-{}", *count - 1)),
+                        "user",
+                        "torn",
+                        1,
+                    );
+                    let (first, rest) = line.split_at(line.len() / 2);
+                    fs::OpenOptions::new()
+                        .append(true)
+                        .open(w.path(&Files::rel(file)))
+                        .unwrap()
+                        .write_all(first.as_bytes())
+                        .unwrap();
+                    *torn = Some(rest.to_string());
+                    *count += 1;
+                }
+            }
+            Op::Rewrite { file, keep } => {
+                self.generation += 1;
+                let id = Files::NAMES[file].1;
+                let keep = u32::from(keep) + 1;
+                let text = session(id, "/p", keep).replace("text ", &format!("gen{} ", self.generation));
+                fs::write(w.path(&Files::rel(file)), text).unwrap();
+                self.state[file] = (keep, None);
+            }
+            Op::Age { file } => age(&w.path(&Files::rel(file))),
+            Op::List(_) => {}
+        }
+    }
+}
+
+/// The summaries without their texts, and the texts by path.
+fn split_texts(mut sessions: Vec<SessionSummary>) -> (Vec<SessionSummary>, Vec<(PathBuf, String)>) {
+    sessions.sort_by(|a, b| a.path.cmp(&b.path));
+    let texts =
+        sessions.iter_mut().map(|s| (s.path.clone(), std::mem::take(&mut s.all_messages_text))).collect();
+    (sessions, texts)
+}
+
+/// Every listing in a random history of appends, torn lines, rewrites and listings of every kind
+/// equals a scan without index, texts included wherever the listing gives them.
+#[test]
+fn any_history_of_changes_and_listings_lists_what_a_fresh_scan_finds() {
+    use proptest::prelude::*;
+    let config = ProptestConfig { cases: 48, ..ProptestConfig::default() };
+    proptest!(config, |(ops in proptest::collection::vec(op(), 1..24))| {
+        let w = World::new();
+        let mut files = Files { state: [(6, None), (6, None), (6, None)], generation: 0 };
+        for op in &ops {
+            files.apply(&w, op);
+            let Op::List(kind) = op else { continue };
+            let (truth, truth_texts) = split_texts(w.truth());
+            match kind {
+                0 => {
+                    let report = w.catalog().with_texts(false).scan(&Scope::All, &|_, _| {});
+                    prop_assert_eq!(split_texts(report.sessions).0, truth, "plain list after {:?}", ops);
+                }
+                1 => {
+                    let report = w.scan();
+                    let (sessions, texts) = split_texts(report.sessions);
+                    prop_assert_eq!(sessions, truth, "list with texts after {:?}", ops);
+                    prop_assert_eq!(texts, truth_texts, "texts after {:?}", ops);
+                }
+                _ => {
+                    let (tx, rx) = mpsc::channel();
+                    let handle = Arc::new(w.catalog()).scan_in_background_deferring_texts(Scope::All, tx);
+                    let deferred = handle.join().unwrap();
+                    let mut found = Vec::new();
+                    while let Ok(event) = rx.try_recv() {
+                        if let ScanEvent::Found(batch) = event {
+                            found.extend(batch);
+                        }
+                    }
+                    let later = deferred.map(|d| d.load());
+                    for s in &mut found {
+                        if let Some(text) = later.as_ref().and_then(|t| t.get(&s.path)) {
+                            s.all_messages_text = text.to_string();
+                        }
+                    }
+                    let (sessions, texts) = split_texts(found);
+                    prop_assert_eq!(sessions, truth, "picker listing after {:?}", ops);
+                    prop_assert_eq!(texts, truth_texts, "picker texts after {:?}", ops);
+                }
+            }
+        }
+    });
 }
