@@ -29,10 +29,12 @@
 //! Records hold the path, change key, offset, fingerprints and scan states (header fields, name,
 //! counts, first message, usage, branch bookkeeping), with strings length-prefixed. Every
 //! `allMessagesText` sits in the texts file (magic `PITREETX` and its random id, then texts), as
-//! a place, a length and a hash in its record. The texts file only grows: a save appends the
-//! texts of the files it read and points the other records at the texts they already have, so a
-//! session that grew by 1 MB costs about 1 MB, not the whole index; when less than half of it is
-//! still referenced, a save writes a new texts file (new id) with only the live texts. Listing
+//! a list of pieces (place, length, hash) in its record, joined when read. The texts file only
+//! grows: a save appends the texts of the files it read and points the other records at the texts
+//! they already have, so a session that grew by 1 MB costs about 1 MB, not the whole index; a
+//! session continued without its text in memory gets its new text as one more piece (a text of
+//! 16 pieces is written again whole); when less than half of the file is still
+//! referenced, a save writes a new texts file (new id) with only the live texts. Listing
 //! without a query reads only the records (a few hundred bytes per session); the picker lists
 //! first and has the texts read afterwards, from the same open file ([`Index::defer_texts`]). A
 //! records file with a wrong magic, another version, a bad length or hash, a record that does not
@@ -41,9 +43,10 @@
 //!
 //! **Writing** is atomic: texts are appended first (what they replace stays until a compaction),
 //! then the new records go to a uniquely named temp file (mode 0600) in the same folder, which is
-//! renamed over the old one; a new texts file is written the same way. A writer first takes an advisory lock on a sidecar
-//! `<index>.lock`; when another pitree holds it, this one skips writing (the other is writing an
-//! index of the same files). Readers never lock: they see the old file or the new one.
+//! renamed over the old one; a new texts file is written the same way. A writer first takes an
+//! advisory lock on a sidecar `<index>.lock`; when another pitree holds it, this one skips
+//! writing (the other is writing an index of the same files). Readers never lock: they see the
+//! old file or the new one.
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
