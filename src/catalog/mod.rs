@@ -534,7 +534,8 @@ fn plan(
             }
             (Reuse::Continue, Some(r)) => {
                 stats.continued += 1;
-                let prefix = if index.has_texts() || texts { None } else { r.text_prefix() };
+                // Texts are in memory exactly when they are wanted.
+                let prefix = if texts { None } else { r.text_prefix() };
                 plan.to_scan.push((cand.clone(), Some((r.resume, r.fingerprint)), prefix));
             }
             _ => {
