@@ -45,36 +45,12 @@ fn finish(mut h: u64) -> u64 {
     h ^ (h >> 32)
 }
 
-/// A fast `Hasher` for in-memory maps keyed by paths (std's SipHash resists flooding, which a
-/// local listing does not need).
-#[derive(Default, Clone, Copy)]
-pub struct FastHasher(u64);
+/// A `HashMap` with foldhash, the fast hasher the session model's maps use too (std's SipHash
+/// resists flooding, which a local listing does not need).
+pub type FastMap<K, V> = foldhash::HashMap<K, V>;
 
-impl std::hash::Hasher for FastHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.0 = round(self.0, u64::from_le_bytes(w.try_into().unwrap()));
-        }
-        let mut last = [0u8; 8];
-        last[..words.remainder().len()].copy_from_slice(words.remainder());
-        self.0 = round(self.0, u64::from_le_bytes(last) ^ bytes.len() as u64);
-    }
-
-    fn write_u8(&mut self, v: u8) {
-        self.0 = round(self.0, u64::from(v));
-    }
-
-    fn finish(&self) -> u64 {
-        finish(self.0)
-    }
-}
-
-/// A `HashMap` with [`FastHasher`].
-pub type FastMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
-
-/// A `HashSet` with [`FastHasher`].
-pub type FastSet<K> = std::collections::HashSet<K, std::hash::BuildHasherDefault<FastHasher>>;
+/// A `HashSet` with foldhash.
+pub type FastSet<K> = foldhash::HashSet<K>;
 
 #[cfg(test)]
 mod tests {
