@@ -10,11 +10,10 @@
 //!   as its file-order predecessor's).
 //! - The leaf is the last entry in file order.
 
-use foldhash::HashMap as FastMap;
-
 use indexmap::IndexMap;
 
 use super::entry::{Entry, Kind};
+use super::ids::IdIndex;
 use super::line::js_trim;
 
 /// Index of an entry in [`crate::session::parse::ParsedFile::entries`].
@@ -44,7 +43,7 @@ pub enum RootKind {
 /// The tree over a session's entries.
 #[derive(Debug, Clone, Default)]
 pub struct Graph {
-    index: FastMap<String, Ix>,
+    index: IdIndex,
     parent: Vec<Option<Ix>>,
     child_start: Vec<u32>,
     children: Vec<Ix>,
@@ -57,8 +56,7 @@ pub struct Graph {
 
 impl Graph {
     pub fn build(entries: &[Entry]) -> Graph {
-        let index: FastMap<String, Ix> =
-            entries.iter().enumerate().map(|(i, e)| (e.id.clone(), i as Ix)).collect();
+        let index = IdIndex::new(entries.iter().map(|e| e.id.as_str()));
         let (mut parent, mut root_kind) = link_parents(entries, &index);
         break_cycles(&mut parent, &mut root_kind);
         let roots = (0..entries.len()).filter_map(|i| root_kind[i].map(|k| (i as Ix, k))).collect();
@@ -85,7 +83,7 @@ impl Graph {
     }
 
     pub fn find(&self, id: &str) -> Option<Ix> {
-        self.index.get(id).copied()
+        self.index.get(id)
     }
 
     pub fn parent(&self, ix: Ix) -> Option<Ix> {
@@ -170,7 +168,7 @@ impl Graph {
 
     /// The resolved label of an existing entry.
     pub fn label_of(&self, id: &str) -> Option<&Label> {
-        self.labels.get(id).filter(|_| self.index.contains_key(id))
+        self.labels.get(id).filter(|_| self.index.contains(id))
     }
 
     /// pi's label map: `targetId → label` in insertion order, including missing targets.
@@ -186,7 +184,7 @@ impl Graph {
 }
 
 /// Each entry's parent index, and for roots the reason.
-fn link_parents(entries: &[Entry], index: &FastMap<String, Ix>) -> (Vec<Option<Ix>>, Vec<Option<RootKind>>) {
+fn link_parents(entries: &[Entry], index: &IdIndex) -> (Vec<Option<Ix>>, Vec<Option<RootKind>>) {
     let mut parent = Vec::with_capacity(entries.len());
     let mut root_kind = Vec::with_capacity(entries.len());
     for e in entries {
@@ -194,7 +192,7 @@ fn link_parents(entries: &[Entry], index: &FastMap<String, Ix>) -> (Vec<Option<I
             None => (None, Some(RootKind::Plain)),
             Some(pid) if pid == e.id => (None, Some(RootKind::SelfParent)),
             Some(pid) => match index.get(pid) {
-                Some(&p) => (Some(p), None),
+                Some(p) => (Some(p), None),
                 None => (None, Some(RootKind::Orphan)),
             },
         };

@@ -6,6 +6,7 @@ pub mod context;
 pub mod entry;
 pub mod flatten;
 pub mod graph;
+pub mod ids;
 pub mod line;
 mod literal;
 pub(crate) mod loose;
