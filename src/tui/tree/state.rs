@@ -140,7 +140,14 @@ pub struct State {
 impl State {
     pub fn new(session: Arc<Session>, options: TreeOptions) -> State {
         let forest = Forest::build(&session.graph);
-        let calls = Arc::new(ToolCalls::build(session.entries(), forest.order()));
+        let folded = HashSet::new();
+        // The tool-call lookup and the first rows each walk every entry; they do not depend on
+        // each other, so the first frame waits for the slower of the two only.
+        let filter = Filter { mode: options.filter, matches: None, folded: &folded };
+        let (calls, rows) = rayon::join(
+            || Arc::new(ToolCalls::build(session.entries(), forest.order())),
+            || Rows::build(&forest, &session, filter),
+        );
         let first = options.select.as_deref().and_then(|id| session.graph.find(id));
         let mut state = State {
             filter: options.filter,
@@ -153,8 +160,8 @@ impl State {
             index: None,
             job_handed_out: false,
             matches: None,
-            folded: HashSet::new(),
-            rows: Rows::default(),
+            folded,
+            rows,
             selected: 0,
             last_selected: None,
             leaf_row: None,
@@ -168,7 +175,7 @@ impl State {
             detail_height: Cell::new(10),
         };
         state.last_selected = first.or(state.session.graph.leaf());
-        state.refilter();
+        state.place_selection();
         state
     }
 
@@ -261,6 +268,12 @@ impl State {
         }
         let filter = Filter { mode: self.filter, matches: self.matches.as_deref(), folded: &self.folded };
         self.rows = Rows::build(&self.forest, &self.session, filter);
+        self.place_selection();
+    }
+
+    /// After the rows changed: find the leaf's row and select the row of the last selected entry
+    /// (or of its nearest visible ancestor).
+    fn place_selection(&mut self) {
         self.leaf_row = self.rows.leaf_row(&self.session);
         self.selected = self.rows.select(&self.session.graph, self.last_selected).unwrap_or(0);
         self.selection_changed();
