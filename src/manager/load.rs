@@ -98,7 +98,7 @@ fn typed_entry(bytes: &[u8], lean: &Entry, legacy: bool) -> color_eyre::Result<S
 /// The reader's lean entry for a typed entry, from the JSON line it is written as.
 pub(super) fn lean_entry(line_json: &str, line_no: u32) -> Result<Entry> {
     match line::parse_line(line_json.as_bytes(), line_no, 0) {
-        line::Line::Entry(e) => Ok(*e),
+        line::Line::Entry(e) => Ok(e),
         _ => Err(Error::InvalidEntry(format!("an entry needs a string id: {line_json}"))),
     }
 }

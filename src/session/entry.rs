@@ -123,15 +123,18 @@ impl HeadBuilder {
             return;
         }
         let room = TEXT_HEAD_CHARS - self.kept;
-        let end = match part.char_indices().nth(room) {
-            Some((end, _)) => {
+        let mut taken = 0;
+        let mut end = part.len();
+        for (at, _) in part.char_indices() {
+            if taken == room {
                 self.cut = true;
-                end
+                end = at;
+                break;
             }
-            None => part.len(),
-        };
+            taken += 1;
+        }
         self.head.push_str(&part[..end]);
-        self.kept += part[..end].chars().count();
+        self.kept += taken;
     }
 
     pub fn push_char(&mut self, c: char) {

@@ -14,8 +14,11 @@ pub use super::loose::format_number;
 use super::loose::{Loose, LooseNum, LooseVisitor, Obj, RawUsage, Scalar, loose_bool};
 use super::tool_args::tool_args;
 
-/// What one physical line turned out to be.
+/// What one physical line turned out to be. Entries are held inline: a line is moved once, from
+/// the parsing thread into the file's entries, and a box would be one more allocation per entry,
+/// freed on another thread than the one that made it.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum Line {
     Blank,
     /// Not JSON at all (or cut off).
@@ -29,8 +32,8 @@ pub enum Line {
     Header(Box<HeaderLine>),
     /// An object without a string `id`: junk in a v3 file, an ordinary entry in a v1 file (which
     /// has no ids until it is migrated). The entry's `id` is empty.
-    NoId(Box<Entry>),
-    Entry(Box<Entry>),
+    NoId(Entry),
+    Entry(Entry),
 }
 
 /// The fields of a header line.
@@ -216,8 +219,8 @@ fn build(raw: RawLine<'_>, line_no: u32, span: std::ops::Range<u64>) -> Line {
         span,
     };
     match id {
-        Some(_) => Line::Entry(Box::new(entry)),
-        None => Line::NoId(Box::new(entry)),
+        Some(_) => Line::Entry(entry),
+        None => Line::NoId(entry),
     }
 }
 

@@ -175,7 +175,7 @@ fn read_lines<R: Read + Send>(
         let mut facts = FileFacts::default();
         for chunk in rx {
             let chunk: Chunk = chunk?;
-            let lines = split(&chunk.bytes, chunk.offset, &mut line_no);
+            let lines = raw_lines(&chunk, &mut line_no);
             if facts.lines == 0
                 && let Some(first) = lines.first()
             {
@@ -202,11 +202,14 @@ struct Chunk {
     bytes: Vec<u8>,
     offset: u64,
     end: Option<bool>,
+    /// Where each physical line of `bytes` starts and ends (without its `\n`).
+    lines: Vec<(usize, usize)>,
 }
 
 /// The reader thread of [`read_lines`]: reads blocks, cuts them after their last newline (a line
-/// longer than a block doubles the next read) and sends them in order until the end or an error.
-/// Buffers come back through `spare` once parsed, so their pages are not faulted in again.
+/// longer than a block doubles the next read), finds their lines (so the parsing threads never
+/// wait for that) and sends them in order until the end or an error. Buffers come back through
+/// `spare` once parsed, so their pages are not faulted in again.
 fn read_chunks<R: Read>(
     mut reader: R,
     block: usize,
@@ -238,7 +241,8 @@ fn read_chunks<R: Read>(
         if cut > 0 || eof {
             let len = buf.len() as u64;
             let end = eof.then(|| last_byte.is_none_or(|b| b == b'\n'));
-            if tx.send(Ok(Chunk { bytes: buf, offset, end })).is_err() || eof {
+            let lines = line_ranges(&buf);
+            if tx.send(Ok(Chunk { bytes: buf, offset, end, lines })).is_err() || eof {
                 return;
             }
             offset += len;
@@ -246,15 +250,25 @@ fn read_chunks<R: Read>(
     }
 }
 
-/// Split a block into physical lines (an unterminated last piece counts as a line).
-fn split<'a>(block: &'a [u8], offset: u64, line_no: &mut u32) -> Vec<RawLine<'a>> {
+/// The physical lines of a block (an unterminated last piece counts as a line).
+fn line_ranges(block: &[u8]) -> Vec<(usize, usize)> {
     let mut lines = Vec::new();
     let mut start = 0;
     while start < block.len() {
         let end = memchr::memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i);
-        *line_no += 1;
-        lines.push(RawLine { bytes: &block[start..end], start: offset + start as u64, number: *line_no });
+        lines.push((start, end));
         start = end + 1;
+    }
+    lines
+}
+
+/// The lines of a chunk with their file offsets and numbers; `line_no` is the last number used.
+fn raw_lines<'a>(chunk: &'a Chunk, line_no: &mut u32) -> Vec<RawLine<'a>> {
+    let mut lines = Vec::with_capacity(chunk.lines.len());
+    for &(start, end) in &chunk.lines {
+        *line_no += 1;
+        let start_in_file = chunk.offset + start as u64;
+        lines.push(RawLine { bytes: &chunk.bytes[start..end], start: start_in_file, number: *line_no });
     }
     lines
 }
@@ -300,10 +314,10 @@ impl Builder {
             Line::Header(h) if self.header.is_none() => self.header = Some(header(*h, number)),
             Line::Header(_) => self.damage(number, DamageKind::ExtraHeader),
             _ if self.header.is_none() => self.reject(number),
-            Line::NoId(e) if self.is_v1() => self.idless.push(*e),
+            Line::NoId(e) if self.is_v1() => self.idless.push(e),
             Line::NoId(_) => self.damage(number, DamageKind::MissingId),
-            Line::Entry(e) if self.is_v1() => self.idless.push(*e),
-            Line::Entry(e) => self.entries.push(*e),
+            Line::Entry(e) if self.is_v1() => self.idless.push(e),
+            Line::Entry(e) => self.entries.push(e),
         }
     }
 
