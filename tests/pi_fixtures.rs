@@ -207,6 +207,9 @@ fn duplicate_id_keeps_the_first_line_and_reports_the_second() {
     let dup = s.graph.find("e0000001").unwrap();
     assert_eq!(s.entry(dup).parent_id.as_deref(), Some("a0000001"));
     assert!(s.file.damage.iter().any(|d| d.kind == pitree::session::DamageKind::DuplicateId));
+    for (ix, e) in s.entries().iter().enumerate() {
+        assert_eq!(s.graph.find(&e.id), Some(ix as u32), "the id index matches the entries left");
+    }
 }
 
 #[test]

@@ -56,7 +56,12 @@ pub struct Graph {
 
 impl Graph {
     pub fn build(entries: &[Entry]) -> Graph {
-        let index = IdIndex::new(entries.iter().map(|e| e.id.as_str()));
+        Graph::with_ids(entries, IdIndex::new(entries.iter().map(|e| e.id.as_str())))
+    }
+
+    /// [`Graph::build`] with the entries' id index already made (the session reader makes it
+    /// while it looks for repeated ids).
+    pub fn with_ids(entries: &[Entry], index: IdIndex) -> Graph {
         let (mut parent, mut root_kind) = link_parents(entries, &index);
         break_cycles(&mut parent, &mut root_kind);
         let roots = (0..entries.len()).filter_map(|i| root_kind[i].map(|k| (i as Ix, k))).collect();

@@ -58,6 +58,15 @@ impl IdIndex {
     pub fn contains(&self, id: &str) -> bool {
         self.get(id).is_some()
     }
+
+    /// How many different ids there are.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
 }
 
 fn id_at<'a>(text: &'a str, ends: &[u32], ix: Ix) -> &'a str {
@@ -90,6 +99,7 @@ mod tests {
         assert_eq!(index.get("bc"), Some(2));
         assert_eq!(index.get("é"), Some(4));
         assert_eq!(index.get("b"), None);
+        assert_eq!(index.len(), 4, "four different ids");
         assert_eq!(IdIndex::default().get("a"), None);
     }
 }

@@ -34,8 +34,9 @@ impl Session {
         Ok(Session::from_parsed(parse::parse_file(path)?))
     }
 
-    pub fn from_parsed(file: ParsedFile) -> Session {
-        let graph = Graph::build(&file.entries);
+    pub fn from_parsed(mut file: ParsedFile) -> Session {
+        let ids = std::mem::take(&mut file.ids);
+        let graph = Graph::with_ids(&file.entries, ids);
         Session { file, graph }
     }
 

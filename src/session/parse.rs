@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::entry::{Entry, Kind};
+use super::ids::IdIndex;
 use super::line::{HeaderLine, Line, parse_line};
 
 /// The session format version pi writes today.
@@ -88,6 +89,9 @@ pub struct ParsedFile {
     pub entries: Vec<Entry>,
     pub damage: Vec<Damage>,
     pub facts: FileFacts,
+    /// The positions of `entries` by id, as read (the graph takes it over, so the ids are
+    /// hashed once).
+    pub ids: IdIndex,
 }
 
 /// Why a file could not be read as a session.
@@ -349,10 +353,10 @@ impl Builder {
         } else {
             std::mem::take(&mut self.entries)
         };
-        drop_duplicates(&mut entries, &mut self.damage);
+        let ids = drop_duplicates(&mut entries, &mut self.damage);
         entries.shrink_to_fit();
         self.damage.sort_by_key(|d| d.line);
-        Ok(ParsedFile { path, header, entries, damage: self.damage, facts: self.facts })
+        Ok(ParsedFile { path, header, entries, damage: self.damage, facts: self.facts, ids })
     }
 }
 
@@ -368,11 +372,13 @@ fn header(h: HeaderLine, line: u32) -> Header {
     }
 }
 
-/// Keep the first entry of each id; later ones are counted as damage.
-fn drop_duplicates(entries: &mut Vec<Entry>, damage: &mut Vec<Damage>) {
-    let mut ids: FastSet<&str> = FastSet::with_capacity(entries.len());
-    if entries.iter().all(|e| ids.insert(&e.id)) {
-        return;
+/// Keep the first entry of each id; later ones are counted as damage. Returns the index of the
+/// entries that are left.
+fn drop_duplicates(entries: &mut Vec<Entry>, damage: &mut Vec<Damage>) -> IdIndex {
+    let index = |entries: &[Entry]| IdIndex::new(entries.iter().map(|e| e.id.as_str()));
+    let ids = index(entries);
+    if ids.len() == entries.len() {
+        return ids;
     }
     let mut seen: FastSet<String> = FastSet::new();
     entries.retain(|e| {
@@ -383,6 +389,7 @@ fn drop_duplicates(entries: &mut Vec<Entry>, damage: &mut Vec<Damage>) {
             false
         }
     });
+    index(entries)
 }
 
 /// pi's v1→v2 migration, in memory: every entry gets a new id and the previous entry as its
