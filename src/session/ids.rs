@@ -14,7 +14,7 @@ use super::graph::Ix;
 pub struct IdIndex {
     text: String,
     /// Where each id ends in `text` (it starts where the one before ends).
-    ends: Vec<u32>,
+    ends: Vec<usize>,
     table: HashTable<Ix>,
     hasher: foldhash::fast::FixedState,
 }
@@ -26,7 +26,7 @@ impl IdIndex {
         let mut ends = Vec::with_capacity(ids.len());
         for id in ids {
             text.push_str(id);
-            ends.push(text.len() as u32);
+            ends.push(text.len());
         }
         let mut index = IdIndex { text, ends, table: HashTable::new(), hasher: Default::default() };
         index.fill_table();
@@ -69,10 +69,10 @@ impl IdIndex {
     }
 }
 
-fn id_at<'a>(text: &'a str, ends: &[u32], ix: Ix) -> &'a str {
+fn id_at<'a>(text: &'a str, ends: &[usize], ix: Ix) -> &'a str {
     let i = ix as usize;
-    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-    &text[start..ends[i] as usize]
+    let start = if i == 0 { 0 } else { ends[i - 1] };
+    &text[start..ends[i]]
 }
 
 #[cfg(test)]
