@@ -89,8 +89,8 @@ pub struct ParsedFile {
     pub entries: Vec<Entry>,
     pub damage: Vec<Damage>,
     pub facts: FileFacts,
-    /// The positions of `entries` by id, as read (the graph takes it over, so the ids are
-    /// hashed once).
+    /// The positions of `entries` by id, as read. [`crate::session::Session::from_parsed`] hands
+    /// it to the graph (so the ids are hashed once) and leaves it empty here.
     pub ids: IdIndex,
 }
 
