@@ -13,10 +13,13 @@ fn main() {
     let mut code = String::from(
         "/// The demo sessions: (path under `sessions/`, contents).\npub static DEMO_FILES: &[(&str, &[u8])] = &[\n",
     );
+    // Paths from the manifest folder as the crate is compiled, not absolute ones: this output is
+    // cached, and an absolute path would break the build of a checkout that was moved.
     for file in &files {
-        let rel = file.strip_prefix(root).expect("under the demo root");
-        let abs = std::fs::canonicalize(file).expect("demo file");
-        writeln!(code, "    ({:?}, include_bytes!({:?})),", rel.to_string_lossy(), abs).unwrap();
+        let rel = file.strip_prefix(root).expect("under the demo root").to_string_lossy().replace('\\', "/");
+        let source = format!("/assets/demo/sessions/{rel}");
+        writeln!(code, "    ({rel:?}, include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), {source:?}))),")
+            .unwrap();
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
