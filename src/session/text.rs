@@ -79,7 +79,9 @@ impl RowText {
 /// Every tool call in the session by its id, so a tool result's row can show the call it answers.
 /// Built in pi's flattening order; when ids repeat, the last one seen wins, as in pi. Kept as
 /// sorted `(hash of id, position)` pairs that point into the entries, so a session of 100,000
-/// calls does not copy their ids.
+/// calls does not copy their ids. (Not an [`super::ids::IdIndex`], which keeps a copy of its ids
+/// because the graph has no entries to read them from: on the benchmark's 35,000 calls that
+/// measured 3 MB more at the first frame for no faster a frame.)
 #[derive(Debug, Clone, Default)]
 pub struct ToolCalls {
     /// `(hash of the id, order of insertion, entry, call within the entry)`, sorted.
