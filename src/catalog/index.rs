@@ -113,13 +113,6 @@ pub struct Prefix {
 /// A text with more pieces than this is written again as one piece.
 const MAX_PIECES: usize = 16;
 
-impl Record {
-    /// Where the resume text of this record is, for continuing it without reading it.
-    pub fn text_prefix(&self) -> Option<Prefix> {
-        self.stored.as_ref().map(|st| Prefix { texts_id: st.texts_id, pieces: st.resume.clone() })
-    }
-}
-
 /// What an equal change key says about a record's file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Trust {
@@ -168,6 +161,11 @@ impl Record {
     /// The state the summary is made from.
     pub fn state(&self) -> &ScanState {
         self.tail.as_ref().unwrap_or(&self.resume.state)
+    }
+
+    /// Where the resume text of this record is, for continuing it without reading it.
+    pub fn text_prefix(&self) -> Option<Prefix> {
+        self.stored.as_ref().map(|st| Prefix { texts_id: st.texts_id, pieces: st.resume.clone() })
     }
 }
 
@@ -533,34 +531,30 @@ impl TextsFile {
             let from = [Some(own), source].into_iter().flatten().find(|s| s.id == texts_id);
             from.ok_or_else(|| eyre!("an index text went missing"))?.text(pieces)
         };
-        let write = |prefix: Vec<TextRef>, resume: Option<String>, tail: Option<String>| Plan::Write {
-            prefix,
-            resume,
-            tail,
-        };
         if let Some(prefix) = r.prefix.as_ref().filter(|p| p.texts_id == id && fits(&p.pieces)) {
             let empty = prefix.pieces.iter().all(|p| p.len == 0);
             let after = |state: &ScanState| joined_after(empty, &state.all_text);
-            return Ok(write(
-                prefix.pieces.clone(),
-                Some(after(&r.resume.state)),
-                r.tail.as_ref().map(after),
-            ));
+            return Ok(Plan::Write {
+                prefix: prefix.pieces.clone(),
+                resume: Some(after(&r.resume.state)),
+                tail: r.tail.as_ref().map(after),
+            });
         }
         if let Some(prefix) = &r.prefix {
             let before = read(prefix.texts_id, &prefix.pieces)?;
             let whole =
                 |state: &ScanState| format!("{before}{}", joined_after(before.is_empty(), &state.all_text));
-            return Ok(write(Vec::new(), Some(whole(&r.resume.state)), r.tail.as_ref().map(whole)));
+            let (resume, tail) = (Some(whole(&r.resume.state)), r.tail.as_ref().map(whole));
+            return Ok(Plan::Write { prefix: Vec::new(), resume, tail });
         }
-        match &r.stored {
-            Some(st) if source.is_some() || st.texts_id == id => Ok(write(
-                Vec::new(),
+        let (resume, tail) = match &r.stored {
+            Some(st) if source.is_some() || st.texts_id == id => (
                 Some(read(st.texts_id, &st.resume)?),
                 st.tail.as_ref().map(|t| read(st.texts_id, t)).transpose()?,
-            )),
-            _ => Ok(write(Vec::new(), None, None)),
-        }
+            ),
+            _ => (None, None),
+        };
+        Ok(Plan::Write { prefix: Vec::new(), resume, tail })
     }
 }
 
