@@ -75,9 +75,15 @@ impl World {
         age(&self.path(rel));
     }
 
+    /// Append `text` and date the file back, so that a listing trusts its change key.
     fn append(&self, rel: &str, text: &str) {
-        fs::OpenOptions::new().append(true).open(self.path(rel)).unwrap().write_all(text.as_bytes()).unwrap();
+        self.append_now(rel, text);
         age(&self.path(rel));
+    }
+
+    /// Append `text`, leaving the file as recent as a write by pi would.
+    fn append_now(&self, rel: &str, text: &str) {
+        fs::OpenOptions::new().append(true).open(self.path(rel)).unwrap().write_all(text.as_bytes()).unwrap();
     }
 
     fn sessions_root(&self) -> SessionsRoot {
@@ -573,12 +579,7 @@ impl Files {
                     text.push('\n');
                     *count += 1;
                 }
-                fs::OpenOptions::new()
-                    .append(true)
-                    .open(w.path(&Files::rel(file)))
-                    .unwrap()
-                    .write_all(text.as_bytes())
-                    .unwrap();
+                w.append_now(&Files::rel(file), &text);
             }
             Op::Torn { file } => {
                 let id = Files::NAMES[file].1;
@@ -592,12 +593,7 @@ impl Files {
                         1,
                     );
                     let (first, rest) = line.split_at(line.len() / 2);
-                    fs::OpenOptions::new()
-                        .append(true)
-                        .open(w.path(&Files::rel(file)))
-                        .unwrap()
-                        .write_all(first.as_bytes())
-                        .unwrap();
+                    w.append_now(&Files::rel(file), first);
                     *torn = Some(rest.to_string());
                     *count += 1;
                 }
