@@ -180,3 +180,47 @@ proptest! {
         check_invariants(&s);
     }
 }
+
+/// JSON string contents built from plain, escaped and multi-byte pieces.
+fn json_text(max: usize) -> impl Strategy<Value = String> {
+    let pieces = [
+        "ab",
+        "c d ",
+        "\\n",
+        "\\\"",
+        "\\\\",
+        "\\u00e9",
+        "\\ud83d\\ude00",
+        "é",
+        "漢",
+        "😀",
+        "\\t",
+        "{\\\"k\\\":1}",
+    ];
+    proptest::collection::vec(proptest::sample::select(pieces.to_vec()), 0..max).prop_map(|p| p.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Long texts are read from a shortened copy of their line (`session::skim`); what an entry
+    /// keeps of them must be what it keeps of the whole text.
+    #[test]
+    fn long_texts_keep_the_same_heads_and_tool_arguments(text in json_text(1200), content in json_text(1200), path in json_text(300)) {
+        use pitree::session::{Kind, entry::TextHead, line::{Line, parse_line}, tool_args::of_value};
+        let decoded = |raw: &str| serde_json::from_str::<String>(&format!("\"{raw}\"")).unwrap();
+        let args = format!(r#"{{"path":"{path}","content":"{content}","text":"{text}"}}"#);
+        let line = format!(
+            r#"{{"type":"message","id":"m","parentId":null,"message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}},{{"type":"toolCall","id":"c","name":"write","arguments":{args}}}]}}}}"#
+        );
+        let Line::Entry(entry) = parse_line(line.as_bytes(), 1, 0) else { panic!("not an entry: {line}") };
+        let Kind::Message(m) = entry.kind else { panic!("not a message") };
+        prop_assert_eq!(&m.text, &TextHead::new(&decoded(&text)));
+        prop_assert_eq!(&m.tool_calls[0].args, &of_value(&serde_json::from_str(&args).unwrap()));
+
+        let compaction = format!(r#"{{"type":"compaction","id":"k","parentId":"m","summary":"{content}","tokensBefore":1}}"#);
+        let Line::Entry(entry) = parse_line(compaction.as_bytes(), 2, 0) else { panic!("not an entry") };
+        let Kind::Compaction { summary, .. } = entry.kind else { panic!("not a compaction") };
+        prop_assert_eq!(summary, TextHead::new(&decoded(&content)));
+    }
+}

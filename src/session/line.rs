@@ -12,6 +12,7 @@ use super::entry::{Entry, HeadBuilder, Kind, Message, TextHead, ToolCall};
 use super::literal::{LooseLiteral, push_literal};
 pub use super::loose::format_number;
 use super::loose::{Loose, LooseNum, LooseVisitor, Obj, RawUsage, Scalar, loose_bool};
+use super::skim;
 use super::tool_args::tool_args;
 
 /// What one physical line turned out to be. Entries are held inline: a line is moved once, from
@@ -57,7 +58,8 @@ pub fn parse_line(bytes: &[u8], line_no: u32, start: u64) -> Line {
     let span = start..start + bytes.len() as u64;
     // `from_utf8` checks ASCII a word at a time; the lossy decoder only runs on invalid input.
     let text = std::str::from_utf8(trimmed).map_or_else(|_| String::from_utf8_lossy(trimmed), Cow::Borrowed);
-    if let Ok(raw) = serde_json::from_str::<RawLine>(&text) {
+    let mut shortened = String::new();
+    if let Ok(raw) = serde_json::from_str::<RawLine>(skim::shorten(&text, &mut shortened)) {
         return build(raw, line_no, span);
     }
     parse_unusual(&text, line_no, span)

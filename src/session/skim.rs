@@ -1,0 +1,511 @@
+//! A fast pass over one long JSON line before serde reads it: it checks the insides of every string
+//! (no raw control characters, only JSON's escapes) 64 bytes at a time, and copies the line with
+//! the middle of each very long string left out when pitree only ever reads the start of that
+//! string (texts, thinking, images, tool output). serde then checks the rest of the grammar on a
+//! line a fraction of the size, so a 1 MB tool output costs one vector scan instead of serde's
+//! byte-by-byte walk.
+//!
+//! The shortened line is valid JSON exactly when the original is: only string contents that this
+//! pass has checked are left out, the cut never splits an escape, a UTF-8 character or a surrogate
+//! pair, and everything outside strings is kept. Anything this pass does not expect (a string left
+//! open, a backslash outside a string, a bad escape) hands the original line to serde unchanged,
+//! which decides.
+
+use std::ops::Range;
+
+use super::entry::TEXT_HEAD_CHARS;
+
+/// Keys whose string values pitree reads only the start of (at most [`TEXT_HEAD_CHARS`]
+/// characters: message and block texts, summaries, tool-call arguments other than paths and
+/// commands) or not at all (thinking, signatures, base64 images, command output).
+const HEAD_ONLY_KEYS: [&[u8]; 8] = [
+    b"text",
+    b"content",
+    b"summary",
+    b"thinking",
+    b"data",
+    b"output",
+    b"thinkingSignature",
+    b"textSignature",
+];
+
+/// Lines and strings up to this many bytes are left to serde as they are.
+const LONG: usize = 1024;
+
+/// `line` with the middle of its long head-only strings left out (written to `out`), or `line`
+/// itself when there is nothing to leave out or the line is not what this pass expects.
+pub fn shorten<'a>(line: &'a str, out: &'a mut String) -> &'a str {
+    if line.len() <= LONG {
+        return line;
+    }
+    match cuts(line.as_bytes()) {
+        Some(cuts) if !cuts.is_empty() => {
+            out.clear();
+            out.reserve(line.len() - cuts.iter().map(|c| c.len()).sum::<usize>());
+            let mut from = 0;
+            for cut in cuts {
+                out.push_str(&line[from..cut.start]);
+                from = cut.end;
+            }
+            out.push_str(&line[from..]);
+            out
+        }
+        _ => line,
+    }
+}
+
+/// The byte ranges to leave out of `line`; `None` when the line is not one this pass vouches for.
+fn cuts(line: &[u8]) -> Option<Vec<Range<usize>>> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("pclmulqdq") {
+        // SAFETY: the CPU has both features.
+        return unsafe { x86::cuts(line) };
+    }
+    scan_line(line, Masks::of, prefix_xor)
+}
+
+/// [`cuts`] with the given ways of classifying a block's bytes and of marking string insides.
+#[inline(always)]
+fn scan_line(
+    line: &[u8],
+    masks: impl Fn(&[u8; 64]) -> Masks,
+    prefix_xor: impl Fn(u64) -> u64,
+) -> Option<Vec<Range<usize>>> {
+    let mut scan = Scan::default();
+    let mut cuts = Vec::new();
+    let mut tail = [b' '; 64];
+    for base in (0..line.len()).step_by(64) {
+        let block: &[u8; 64] = match line.get(base..base + 64) {
+            Some(b) => b.try_into().ok()?,
+            None => {
+                let rest = &line[base..];
+                tail[..rest.len()].copy_from_slice(rest);
+                &tail
+            }
+        };
+        scan.block(line, base, masks(block), &prefix_xor, &mut cuts)?;
+    }
+    (scan.in_string == 0).then_some(cuts)
+}
+
+/// The state carried from one 64-byte block to the next.
+#[derive(Default)]
+struct Scan {
+    /// The first byte of the next block follows an escaping backslash.
+    escaped_next: bool,
+    /// All ones when the next block starts inside a string.
+    in_string: u64,
+    /// Where the string open at the end of the last block starts (its opening quote).
+    open: usize,
+}
+
+impl Scan {
+    #[inline(always)]
+    fn block(
+        &mut self,
+        line: &[u8],
+        base: usize,
+        m: Masks,
+        prefix_xor: impl Fn(u64) -> u64,
+        cuts: &mut Vec<Range<usize>>,
+    ) -> Option<()> {
+        let escaped = self.escapes(m.backslash);
+        check_escapes(line, base, escaped)?;
+        let quotes = m.quote & !escaped;
+        let inside = prefix_xor(quotes) ^ self.in_string;
+        if m.control & inside != 0 || m.backslash & !inside != 0 {
+            return None;
+        }
+        // Only a string open before this block can be long: it closes at the block's first quote.
+        if self.in_string != 0 && quotes != 0 {
+            let close = base + quotes.trailing_zeros() as usize;
+            if close - self.open > LONG && is_head_only_value(line, self.open) {
+                cuts.push(keep_end(line, self.open + 1, close)..close);
+            }
+        }
+        self.in_string = ((inside as i64) >> 63) as u64;
+        let opening = quotes & inside;
+        if self.in_string != 0 && opening != 0 {
+            self.open = base + 63 - opening.leading_zeros() as usize;
+        }
+        Some(())
+    }
+
+    /// The positions in this block that escaping backslashes escape. Backslashes alone (the usual
+    /// `\n` or `\"`) escape the byte after them; runs of them are walked one by one.
+    #[inline(always)]
+    fn escapes(&mut self, backslashes: u64) -> u64 {
+        let carried = u64::from(self.escaped_next);
+        let escaping = backslashes & !carried;
+        if escaping & escaping << 1 == 0 {
+            self.escaped_next = escaping >> 63 == 1;
+            return escaping << 1 | carried;
+        }
+        let mut escaped = carried;
+        let mut b = escaping;
+        self.escaped_next = false;
+        while b != 0 {
+            let bit = b.trailing_zeros();
+            if bit == 63 {
+                self.escaped_next = true;
+            } else {
+                escaped |= 1 << (bit + 1);
+                b &= !(1 << (bit + 1));
+            }
+            b &= b - 1;
+        }
+        escaped
+    }
+}
+
+/// Every byte at the positions `escaped` (of the block at `base`) is one that may follow a
+/// backslash in JSON, and a `u` is followed by four hex digits.
+fn check_escapes(line: &[u8], base: usize, mut escaped: u64) -> Option<()> {
+    while escaped != 0 {
+        let at = base + escaped.trailing_zeros() as usize;
+        let c = *line.get(at)?;
+        let valid = SIMPLE_ESCAPES[usize::from(c)]
+            || (c == b'u' && line.get(at + 1..at + 5)?.iter().all(u8::is_ascii_hexdigit));
+        if !valid {
+            return None;
+        }
+        escaped &= escaped - 1;
+    }
+    Some(())
+}
+
+/// The bytes that make a two-byte escape after a backslash.
+const SIMPLE_ESCAPES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 8 {
+        table[b"\"\\/bfnrt"[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Whether the string opening at `open` is the value of one of the [`HEAD_ONLY_KEYS`]: read
+/// backwards, only whitespace and one `:` lie between them, and the key's opening quote is not
+/// escaped (in a line that is not JSON the cut changes nothing, as it only leaves out checked
+/// string contents).
+fn is_head_only_value(line: &[u8], open: usize) -> bool {
+    let key_end = line[..open]
+        .trim_ascii_end()
+        .strip_suffix(b":")
+        .map(<[u8]>::trim_ascii_end)
+        .and_then(|b| b.strip_suffix(b"\""));
+    let Some(key_end) = key_end else {
+        return false;
+    };
+    HEAD_ONLY_KEYS.iter().any(|key| {
+        key_end
+            .strip_suffix(*key)
+            .and_then(|b| b.strip_suffix(b"\""))
+            .is_some_and(|b| b.last() != Some(&b'\\'))
+    })
+}
+
+/// The end of the first [`TEXT_HEAD_CHARS`] + 1 characters (so a reader still sees that the text
+/// goes on) of the string contents from `start` to `close`, whose escapes are already checked. A
+/// surrogate pair escape is one character, as it is once decoded.
+fn keep_end(line: &[u8], start: usize, close: usize) -> usize {
+    let mut end = start;
+    for _ in 0..=TEXT_HEAD_CHARS {
+        if end >= close {
+            return close;
+        }
+        end += match line[end] {
+            b'\\' if line[end + 1] == b'u' => {
+                let pair =
+                    surrogate(line, end) == Some(Half::High) && surrogate(line, end + 6) == Some(Half::Low);
+                if pair { 12 } else { 6 }
+            }
+            b'\\' => 2,
+            b if b < 0x80 => 1,
+            b if b >= 0xF0 => 4,
+            b if b >= 0xE0 => 3,
+            _ => 2,
+        };
+    }
+    end
+}
+
+#[derive(PartialEq)]
+enum Half {
+    High,
+    Low,
+}
+
+/// Which half of a surrogate pair the `\u` escape at `at` is, if it is one.
+fn surrogate(line: &[u8], at: usize) -> Option<Half> {
+    match line.get(at..at + 4)? {
+        [b'\\', b'u', d, h] if d | 0x20 == b'd' => match h | 0x20 {
+            b'8' | b'9' | b'a' | b'b' => Some(Half::High),
+            b'c'..=b'f' => Some(Half::Low),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Bit `i` set from each opening quote up to (not including) its closing quote: bit `i` is the
+/// XOR of bits `0..=i`.
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// Bit `i` of each mask is set when byte `i` of the block is that kind of byte.
+struct Masks {
+    quote: u64,
+    backslash: u64,
+    control: u64,
+}
+
+impl Masks {
+    /// With SSE2, which every x86_64 CPU has.
+    #[cfg(target_arch = "x86_64")]
+    fn of(block: &[u8; 64]) -> Masks {
+        use std::arch::x86_64::*;
+        let mut masks = Masks { quote: 0, backslash: 0, control: 0 };
+        for (n, chunk) in block.chunks_exact(16).enumerate() {
+            // SAFETY: SSE2 is part of x86_64; `chunk` is 16 readable bytes and the load is unaligned.
+            let (q, b, c) = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                let below_space = _mm_set1_epi8(0x1F);
+                (
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))),
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))),
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, below_space), below_space)),
+                )
+            };
+            let shift = 16 * n;
+            masks.quote |= u64::from(q as u16) << shift;
+            masks.backslash |= u64::from(b as u16) << shift;
+            masks.control |= u64::from(c as u16) << shift;
+        }
+        masks
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn of(block: &[u8; 64]) -> Masks {
+        let bits = |f: fn(u8) -> bool| block.iter().rev().fold(0u64, |m, &b| m << 1 | u64::from(f(b)));
+        Masks { quote: bits(|b| b == b'"'), backslash: bits(|b| b == b'\\'), control: bits(|b| b < 0x20) }
+    }
+}
+
+/// The scan with AVX2 (32 bytes a compare) and a carry-less multiply for the prefix XOR.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+    use std::ops::Range;
+
+    use super::Masks;
+
+    #[target_feature(enable = "avx2,pclmulqdq")]
+    pub(super) fn cuts(line: &[u8]) -> Option<Vec<Range<usize>>> {
+        super::scan_line(line, |block| masks(block), |x| prefix_xor(x))
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn masks(block: &[u8; 64]) -> Masks {
+        let half = |at: usize| {
+            // SAFETY: `at` is 0 or 32, so 32 bytes of the block are read (unaligned).
+            let v = unsafe { _mm256_loadu_si256(block.as_ptr().add(at).cast()) };
+            let below_space = _mm256_set1_epi8(0x1F);
+            let mask = |m| u64::from(_mm256_movemask_epi8(m) as u32) << at;
+            (
+                mask(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8))),
+                mask(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8))),
+                mask(_mm256_cmpeq_epi8(_mm256_max_epu8(v, below_space), below_space)),
+            )
+        };
+        let (low, high) = (half(0), half(32));
+        Masks { quote: low.0 | high.0, backslash: low.1 | high.1, control: low.2 | high.2 }
+    }
+
+    /// Multiplying by all ones without carries XORs every bit into all the bits above it.
+    #[target_feature(enable = "pclmulqdq")]
+    fn prefix_xor(x: u64) -> u64 {
+        let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+        _mm_cvtsi128_si64(product) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::*;
+
+    fn shortened(line: &str) -> String {
+        let mut out = String::new();
+        shorten(line, &mut out).to_string()
+    }
+
+    fn message_line(raw_text: &str) -> String {
+        format!(
+            r#"{{"type":"message","id":"a1","message":{{"role":"user","content":[{{"type":"text","text":"{raw_text}"}}]}}}}"#
+        )
+    }
+
+    fn kept_text(line: &str) -> String {
+        let v: Value = serde_json::from_str(line).expect("the shortened line is JSON");
+        v["message"]["content"][0]["text"].as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn a_long_text_keeps_one_character_more_than_a_head() {
+        let line = message_line(&"é\\n\\\"x".repeat(2000));
+        let short = shortened(&line);
+        assert!(short.len() < 1200, "{} bytes left", short.len());
+        let kept = kept_text(&short);
+        assert_eq!(kept.chars().count(), TEXT_HEAD_CHARS + 1);
+        assert!("é\n\"x".repeat(2000).starts_with(&kept));
+    }
+
+    #[test]
+    fn surrogate_pairs_and_four_byte_characters_are_never_split() {
+        for piece in ["\\ud83d\\ude00", "😀", "a\\ud83d\\ude00"] {
+            let short = shortened(&message_line(&piece.repeat(3000)));
+            let kept = kept_text(&short);
+            assert_eq!(kept.chars().count(), TEXT_HEAD_CHARS + 1, "{piece}");
+            assert!(kept.chars().all(|c| c == '😀' || c == 'a'), "{piece}");
+        }
+    }
+
+    #[test]
+    fn keys_read_whole_and_short_strings_stay_as_they_are() {
+        let long = "n".repeat(5000);
+        for line in [
+            format!(r#"{{"type":"session_info","id":"a","name":"{long}"}}"#),
+            format!(
+                r#"{{"type":"message","id":"a","message":{{"role":"bashExecution","command":"{long}"}}}}"#
+            ),
+            format!(
+                r#"{{"type":"message","id":"a","message":{{"errorMessage":"{long}","content":"short"}}}}"#
+            ),
+            format!(r#"{{"type":"custom","id":"a","data":["{long}"]}}"#),
+            format!(r#"{{"type":"custom","id":"a","xtext":"{long}"}}"#),
+            format!(r#"{{"type":"custom","id":"a","te\"xt":"{long}"}}"#),
+            message_line(&"x".repeat(900)),
+        ] {
+            assert_eq!(shortened(&line), line);
+        }
+    }
+
+    #[test]
+    fn a_line_this_pass_does_not_vouch_for_goes_to_serde_whole() {
+        let long = "x".repeat(5000);
+        for line in [
+            message_line(&format!("{long}\u{1}{long}")),
+            message_line(&format!("{long}\\x{long}")),
+            message_line(&format!("{long}\\u12g4{long}")),
+            message_line(&format!("{long}\\")),
+            format!(r#"{{"text":"{long}"}}\"#),
+            format!(r#"{{"text":"{long}"#),
+        ] {
+            assert!(std::ptr::eq(shorten(&line, &mut String::new()), line.as_str()));
+        }
+    }
+
+    #[test]
+    fn every_head_only_key_is_cut_at_any_depth() {
+        let long = "y".repeat(5000);
+        for key in HEAD_ONLY_KEYS {
+            let key = std::str::from_utf8(key).unwrap();
+            let line = format!(r#"{{"a":[{{"b":{{"{key}" :  "{long}"}}}}],"c":1}}"#);
+            let short = shortened(&line);
+            let v: Value = serde_json::from_str(&short).unwrap();
+            assert_eq!(v["a"][0]["b"][key].as_str().unwrap().len(), TEXT_HEAD_CHARS + 1, "{key}");
+            assert_eq!(v["c"], 1);
+        }
+    }
+
+    /// Pieces of JSON string contents: plain, escaped, multi-byte, surrogate pairs.
+    fn piece() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "a",
+            "bcd ",
+            "\\n",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "é",
+            "漢",
+            "😀",
+            "\\t",
+            "{",
+            "]",
+            ":",
+        ])
+    }
+
+    fn contents(max: usize) -> impl Strategy<Value = String> {
+        prop::collection::vec(piece(), 0..max).prop_map(|p| p.concat())
+    }
+
+    /// Whether `short` is `long` with some head-only strings cut to their first characters.
+    fn same_but_cut(long: &Value, short: &Value, key: Option<&str>) -> bool {
+        match (long, short) {
+            (Value::String(l), Value::String(s)) if l != s => {
+                key.is_some_and(|k| HEAD_ONLY_KEYS.contains(&k.as_bytes()))
+                    && l.starts_with(s.as_str())
+                    && s.chars().count() == TEXT_HEAD_CHARS + 1
+            }
+            (Value::Object(l), Value::Object(s)) => {
+                l.len() == s.len()
+                    && l.iter().zip(s).all(|((lk, lv), (sk, sv))| lk == sk && same_but_cut(lv, sv, Some(lk)))
+            }
+            (Value::Array(l), Value::Array(s)) => {
+                l.len() == s.len() && l.iter().zip(s).all(|(lv, sv)| same_but_cut(lv, sv, key))
+            }
+            (l, s) => l == s,
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_shortened_line_holds_the_same_json_with_texts_cut(
+            text in contents(1500),
+            name in contents(400),
+            thinking in contents(1500),
+            pad in 0usize..70,
+        ) {
+            let line = format!(
+                r#"{{"type":"message","pad":"{}","message":{{"name":"{name}","content":[{{"type":"thinking","thinking":"{thinking}"}},{{"type":"text","text":"{text}"}}]}},"summary":"{text}"}}"#,
+                "p".repeat(pad)
+            );
+            let long: Value = serde_json::from_str(&line).unwrap();
+            let short: Value = serde_json::from_str(&shortened(&line)).unwrap();
+            prop_assert!(same_but_cut(&long, &short, None), "{line}");
+            prop_assert_eq!(scan_line(line.as_bytes(), Masks::of, prefix_xor), cuts(line.as_bytes()));
+        }
+
+        #[test]
+        fn a_shortened_line_is_json_exactly_when_the_line_is(
+            text in contents(1500),
+            at in any::<prop::sample::Index>(),
+            insert in prop::sample::select(vec!["\u{1}", "\"", "\\", "\\u", "\\x", "\u{1f}", "}", ",", "\n", ""]),
+            cut_off in any::<bool>(),
+        ) {
+            let line = message_line(&text);
+            let mut at = at.index(line.len() + 1);
+            while !line.is_char_boundary(at) {
+                at -= 1;
+            }
+            let damaged = if cut_off { line[..at].to_string() } else { format!("{}{insert}{}", &line[..at], &line[at..]) };
+            let ok = |s: &str| serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok();
+            prop_assert_eq!(ok(&damaged), ok(&shortened(&damaged)), "{}", damaged);
+        }
+    }
+}
