@@ -59,11 +59,17 @@ pub fn parse_line(bytes: &[u8], line_no: u32, start: u64) -> Line {
     // `from_utf8` checks ASCII a word at a time; the lossy decoder only runs on invalid input.
     let text = std::str::from_utf8(trimmed).map_or_else(|_| String::from_utf8_lossy(trimmed), Cow::Borrowed);
     let mut shortened = String::new();
-    if let Ok(raw) = serde_json::from_str::<RawLine>(skim::shorten(&text, &mut shortened)) {
+    if let Ok(raw) = serde_json::from_str::<RawLine>(skim::shorten(&text, &mut shortened, &HEAD_ONLY)) {
         return build(raw, line_no, span);
     }
     parse_unusual(&text, line_no, span)
 }
+
+/// The strings an entry keeps at most [`super::entry::TEXT_HEAD_CHARS`] characters of (message,
+/// block and custom-message texts, summaries, tool-call arguments other than paths and commands)
+/// or does not read at all (thinking, signatures, base64 images, command output).
+const HEAD_ONLY: [&str; 8] =
+    ["text", "content", "summary", "thinking", "data", "output", "thinkingSignature", "textSignature"];
 
 /// A line without a leading BOM and surrounding ASCII whitespace (CR included).
 pub fn trim_ascii(bytes: &[u8]) -> &[u8] {

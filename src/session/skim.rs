@@ -15,30 +15,18 @@ use std::ops::Range;
 
 use super::entry::TEXT_HEAD_CHARS;
 
-/// Keys whose string values pitree reads only the start of (at most [`TEXT_HEAD_CHARS`]
-/// characters: message and block texts, summaries, tool-call arguments other than paths and
-/// commands) or not at all (thinking, signatures, base64 images, command output).
-const HEAD_ONLY_KEYS: [&[u8]; 8] = [
-    b"text",
-    b"content",
-    b"summary",
-    b"thinking",
-    b"data",
-    b"output",
-    b"thinkingSignature",
-    b"textSignature",
-];
-
 /// Lines and strings up to this many bytes are left to serde as they are.
 const LONG: usize = 1024;
 
-/// `line` with the middle of its long head-only strings left out (written to `out`), or `line`
-/// itself when there is nothing to leave out or the line is not what this pass expects.
-pub fn shorten<'a>(line: &'a str, out: &'a mut String) -> &'a str {
+/// `line` with the middle of its long string values of `head_only` keys (values the reader never
+/// reads past their first [`TEXT_HEAD_CHARS`] characters) left out, written to `out`; or `line`
+/// itself when there is nothing to leave out or the line is not what this pass expects. A cut
+/// string keeps one character more than a head, so the reader still sees that it goes on.
+pub fn shorten<'a>(line: &'a str, out: &'a mut String, head_only: &[&str]) -> &'a str {
     if line.len() <= LONG {
         return line;
     }
-    match cuts(line.as_bytes()) {
+    match cuts(line.as_bytes(), head_only) {
         Some(cuts) if !cuts.is_empty() => {
             out.clear();
             out.reserve(line.len() - cuts.iter().map(|c| c.len()).sum::<usize>());
@@ -55,19 +43,20 @@ pub fn shorten<'a>(line: &'a str, out: &'a mut String) -> &'a str {
 }
 
 /// The byte ranges to leave out of `line`; `None` when the line is not one this pass vouches for.
-fn cuts(line: &[u8]) -> Option<Vec<Range<usize>>> {
+fn cuts(line: &[u8], head_only: &[&str]) -> Option<Vec<Range<usize>>> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("pclmulqdq") {
         // SAFETY: the CPU has both features.
-        return unsafe { x86::cuts(line) };
+        return unsafe { x86::cuts(line, head_only) };
     }
-    scan_line(line, Masks::of, prefix_xor)
+    scan_line(line, head_only, Masks::of, prefix_xor)
 }
 
 /// [`cuts`] with the given ways of classifying a block's bytes and of marking string insides.
 #[inline(always)]
 fn scan_line(
     line: &[u8],
+    head_only: &[&str],
     masks: impl Fn(&[u8; 64]) -> Masks,
     prefix_xor: impl Fn(u64) -> u64,
 ) -> Option<Vec<Range<usize>>> {
@@ -83,7 +72,7 @@ fn scan_line(
                 &tail
             }
         };
-        scan.block(line, base, masks(block), &prefix_xor, &mut cuts)?;
+        scan.block(line, base, masks(block), &prefix_xor, head_only, &mut cuts)?;
     }
     (scan.in_string == 0).then_some(cuts)
 }
@@ -107,6 +96,7 @@ impl Scan {
         base: usize,
         m: Masks,
         prefix_xor: impl Fn(u64) -> u64,
+        head_only: &[&str],
         cuts: &mut Vec<Range<usize>>,
     ) -> Option<()> {
         let escaped = self.escapes(m.backslash);
@@ -119,7 +109,7 @@ impl Scan {
         // Only a string open before this block can be long: it closes at the block's first quote.
         if self.in_string != 0 && quotes != 0 {
             let close = base + quotes.trailing_zeros() as usize;
-            if close - self.open > LONG && is_head_only_value(line, self.open) {
+            if close - self.open > LONG && is_value_of(line, self.open, head_only) {
                 cuts.push(keep_end(line, self.open + 1, close)..close);
             }
         }
@@ -185,25 +175,20 @@ const SIMPLE_ESCAPES: [bool; 256] = {
     table
 };
 
-/// Whether the string opening at `open` is the value of one of the [`HEAD_ONLY_KEYS`]: read
-/// backwards, only whitespace and one `:` lie between them, and the key's opening quote is not
-/// escaped (in a line that is not JSON the cut changes nothing, as it only leaves out checked
-/// string contents).
-fn is_head_only_value(line: &[u8], open: usize) -> bool {
-    let key_end = line[..open]
-        .trim_ascii_end()
-        .strip_suffix(b":")
-        .map(<[u8]>::trim_ascii_end)
-        .and_then(|b| b.strip_suffix(b"\""));
-    let Some(key_end) = key_end else {
-        return false;
-    };
-    HEAD_ONLY_KEYS.iter().any(|key| {
-        key_end
-            .strip_suffix(*key)
-            .and_then(|b| b.strip_suffix(b"\""))
-            .is_some_and(|b| b.last() != Some(&b'\\'))
-    })
+/// Whether the string opening at `open` is the value of one of `keys`.
+fn is_value_of(line: &[u8], open: usize, keys: &[&str]) -> bool {
+    key_before(line, open).is_some_and(|key| keys.iter().any(|k| k.as_bytes() == key))
+}
+
+/// The key whose value is the string opening at `open`, when it is written without escapes: read
+/// backwards, only whitespace and one `:` lie between them and the key's opening quote is not
+/// escaped. (In a line that is not JSON a wrong answer changes nothing: a cut only leaves out
+/// string contents this pass has checked.)
+fn key_before(line: &[u8], open: usize) -> Option<&[u8]> {
+    let before = line[..open].trim_ascii_end().strip_suffix(b":")?.trim_ascii_end().strip_suffix(b"\"")?;
+    let quote = memchr::memrchr(b'"', before)?;
+    let key = &before[quote + 1..];
+    (!key.contains(&b'\\') && before[..quote].last() != Some(&b'\\')).then_some(key)
 }
 
 /// The end of the first [`TEXT_HEAD_CHARS`] + 1 characters (so a reader still sees that the text
@@ -309,8 +294,8 @@ mod x86 {
     use super::Masks;
 
     #[target_feature(enable = "avx2,pclmulqdq")]
-    pub(super) fn cuts(line: &[u8]) -> Option<Vec<Range<usize>>> {
-        super::scan_line(line, |block| masks(block), |x| prefix_xor(x))
+    pub(super) fn cuts(line: &[u8], head_only: &[&str]) -> Option<Vec<Range<usize>>> {
+        super::scan_line(line, head_only, |block| masks(block), |x| prefix_xor(x))
     }
 
     #[target_feature(enable = "avx2")]
@@ -345,9 +330,11 @@ mod tests {
 
     use super::*;
 
+    const HEADS: [&str; 3] = ["text", "summary", "thinking"];
+
     fn shortened(line: &str) -> String {
         let mut out = String::new();
-        shorten(line, &mut out).to_string()
+        shorten(line, &mut out, &HEADS).to_string()
     }
 
     fn message_line(raw_text: &str) -> String {
@@ -412,21 +399,36 @@ mod tests {
             format!(r#"{{"text":"{long}"}}\"#),
             format!(r#"{{"text":"{long}"#),
         ] {
-            assert!(std::ptr::eq(shorten(&line, &mut String::new()), line.as_str()));
+            assert!(std::ptr::eq(shorten(&line, &mut String::new(), &HEADS), line.as_str()));
         }
     }
 
     #[test]
     fn every_head_only_key_is_cut_at_any_depth() {
         let long = "y".repeat(5000);
-        for key in HEAD_ONLY_KEYS {
-            let key = std::str::from_utf8(key).unwrap();
+        for key in HEADS {
             let line = format!(r#"{{"a":[{{"b":{{"{key}" :  "{long}"}}}}],"c":1}}"#);
             let short = shortened(&line);
             let v: Value = serde_json::from_str(&short).unwrap();
             assert_eq!(v["a"][0]["b"][key].as_str().unwrap().len(), TEXT_HEAD_CHARS + 1, "{key}");
             assert_eq!(v["c"], 1);
         }
+    }
+
+    #[test]
+    fn only_values_of_the_keys_named_are_cut() {
+        let long = "z".repeat(3000);
+        let line = format!(
+            r#"{{"text":"{long}","other":["{long}"],"m\u0069ne":"{long}","{long}":1,"more":"{long}"}}"#
+        );
+        let mut out = String::new();
+        let v: Value = serde_json::from_str(shorten(&line, &mut out, &["text", "more", "mine"])).unwrap();
+        let m = v.as_object().unwrap();
+        assert_eq!(m["text"].as_str().unwrap().len(), TEXT_HEAD_CHARS + 1);
+        assert_eq!(m["more"].as_str().unwrap().len(), TEXT_HEAD_CHARS + 1);
+        assert_eq!(m["other"][0].as_str().unwrap().len(), 3000);
+        assert_eq!(m.keys().map(String::len).max(), Some(3000));
+        assert_eq!(m["mine"].as_str().unwrap().len(), 3000, "a key written with escapes is not recognised");
     }
 
     /// Pieces of JSON string contents: plain, escaped, multi-byte, surrogate pairs.
@@ -458,7 +460,7 @@ mod tests {
     fn same_but_cut(long: &Value, short: &Value, key: Option<&str>) -> bool {
         match (long, short) {
             (Value::String(l), Value::String(s)) if l != s => {
-                key.is_some_and(|k| HEAD_ONLY_KEYS.contains(&k.as_bytes()))
+                key.is_some_and(|k| HEADS.contains(&k))
                     && l.starts_with(s.as_str())
                     && s.chars().count() == TEXT_HEAD_CHARS + 1
             }
@@ -488,7 +490,7 @@ mod tests {
             let long: Value = serde_json::from_str(&line).unwrap();
             let short: Value = serde_json::from_str(&shortened(&line)).unwrap();
             prop_assert!(same_but_cut(&long, &short, None), "{line}");
-            prop_assert_eq!(scan_line(line.as_bytes(), Masks::of, prefix_xor), cuts(line.as_bytes()));
+            prop_assert_eq!(scan_line(line.as_bytes(), &HEADS, Masks::of, prefix_xor), cuts(line.as_bytes(), &HEADS));
         }
 
         #[test]
