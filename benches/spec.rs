@@ -132,6 +132,8 @@ fn main() -> Result<()> {
     if let Some(launcher) = reference::run_as_launcher() {
         return launcher;
     }
+    // A worker stands for pitree's binary, which sets this first thing.
+    pitree::memory::pad_thread_heaps();
     if let Some(worker) = worker::run_as_worker(launched) {
         return worker;
     }

@@ -4,6 +4,7 @@ pub mod catalog;
 pub mod cli;
 pub mod display;
 pub mod manager;
+pub mod memory;
 pub mod session;
 pub mod store;
 pub mod tui;

@@ -5,6 +5,7 @@ use clap::Parser;
 use pitree::cli::{Cli, run_command};
 
 fn main() {
+    pitree::memory::pad_thread_heaps();
     quiet_library_backtraces();
     let _ = color_eyre::install();
     let cli = Cli::parse();
