@@ -137,6 +137,14 @@ impl HeadBuilder {
         self.kept += taken;
     }
 
+    /// Make room for a text of `len` bytes, or for a whole head (in ASCII) of a longer one, so the
+    /// head grows in one allocation instead of doubling its way there piece by piece.
+    pub fn reserve(&mut self, len: usize) {
+        if !self.cut {
+            self.head.reserve(len.min(TEXT_HEAD_CHARS));
+        }
+    }
+
     pub fn push_char(&mut self, c: char) {
         if self.kept == TEXT_HEAD_CHARS {
             self.cut = true;

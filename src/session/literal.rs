@@ -24,6 +24,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for LooseLiteral<'a> {
 /// escape that is not half of a pair reads as U+FFFD, as everywhere else in the session reader.
 pub(crate) fn push_literal(head: &mut HeadBuilder, raw: &str) {
     let mut rest = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')).unwrap_or(raw);
+    head.reserve(rest.len());
     while !head.is_cut() {
         let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) else {
             head.push_str(rest);

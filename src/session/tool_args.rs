@@ -32,15 +32,15 @@ pub fn tool_args(raw: &RawValue) -> ToolArgs {
 pub fn of_value(args: &Value) -> ToolArgs {
     let json = args.to_string();
     let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
-    let json_head: String = json.chars().take(JSON_HEAD_CHARS).collect();
+    let head_end = json.char_indices().nth(JSON_HEAD_CHARS).map_or(json.len(), |(at, _)| at);
     ToolArgs {
         path: text("path").or_else(|| text("file_path")),
         offset: args.get("offset").and_then(Value::as_f64),
         limit: args.get("limit").and_then(Value::as_f64),
         command: text("command"),
         pattern: text("pattern"),
-        json_complete: json_head.len() == json.len(),
-        json_head,
+        json_complete: head_end == json.len(),
+        json_head: json[..head_end].to_string(),
     }
 }
 
