@@ -32,7 +32,9 @@ impl View<'_> {
 
     fn parent_of(&self) -> Value {
         let m: serde_json::Map<String, Value> = (0..self.s.entries().len() as u32)
-            .map(|i| (self.s.entry(i).id.clone(), self.s.graph.parent(i).map_or(Value::Null, |p| self.id(p))))
+            .map(|i| {
+                (self.s.entry(i).id.to_string(), self.s.graph.parent(i).map_or(Value::Null, |p| self.id(p)))
+            })
             .collect();
         Value::Object(m)
     }
@@ -40,7 +42,7 @@ impl View<'_> {
     fn children_order(&self) -> Value {
         let m: serde_json::Map<String, Value> = (0..self.s.entries().len() as u32)
             .filter(|&i| !self.s.graph.children(i).is_empty())
-            .map(|i| (self.s.entry(i).id.clone(), self.ids(self.s.graph.children(i).iter().copied())))
+            .map(|i| (self.s.entry(i).id.to_string(), self.ids(self.s.graph.children(i).iter().copied())))
             .collect();
         Value::Object(m)
     }
@@ -180,7 +182,7 @@ fn edge(name: &str) -> Session {
 }
 
 fn ids_of(s: &Session, ixs: Vec<u32>) -> Vec<String> {
-    ixs.into_iter().map(|i| s.entry(i).id.clone()).collect()
+    ixs.into_iter().map(|i| s.entry(i).id.to_string()).collect()
 }
 
 #[test]

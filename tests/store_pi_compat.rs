@@ -25,7 +25,7 @@ fn id_of(file: &std::path::Path, text: &str) -> String {
         .find(|e| e.message().is_some_and(|m| m.text.head.starts_with(text)))
         .unwrap()
         .id
-        .clone()
+        .to_string()
 }
 
 fn path_ids(v: &Value) -> Vec<String> {
@@ -45,7 +45,7 @@ fn leaf_move_without_summary_is_where_pi_resumes() {
     let ours = Session::open(&f).unwrap();
     let leaf = ours.graph.leaf().unwrap();
     let our_context: Vec<String> =
-        ours.context_entries(Some(leaf)).iter().map(|&i| ours.entry(i).id.clone()).collect();
+        ours.context_entries(Some(leaf)).iter().map(|&i| ours.entry(i).id.to_string()).collect();
     let pi_context: Vec<String> =
         v["contextEntryIds"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect();
     assert_eq!(our_context, pi_context);
@@ -70,7 +70,7 @@ fn leaf_move_with_summary_writes_a_branch_summary_pi_puts_in_context() {
     let f = sb.find(BRANCHED);
     let target = id_of(&f, "What about option C");
     let old_leaf = Session::open(&f).unwrap();
-    let old_leaf_id = old_leaf.entry(old_leaf.graph.leaf().unwrap()).id.clone();
+    let old_leaf_id = old_leaf.entry(old_leaf.graph.leaf().unwrap()).id.to_string();
     ok(&sb.pitree(&["leaf", f.to_str().unwrap(), &target, "--summary", "Tried A; it worked."]));
     let Some(v) = view(&f) else { return };
     assert_eq!(v["leafParentId"], target.as_str());
@@ -158,7 +158,7 @@ fn a_legacy_file_is_migrated_with_a_backup_before_the_first_write() {
     let f = sb.add("edge/v2-legacy.jsonl", "--home-dev-legacy--");
     let original = std::fs::read(&f).unwrap();
     let before = Session::open(&f).unwrap();
-    let target = before.entry(0).id.clone();
+    let target = before.entry(0).id.to_string();
     ok(&sb.pitree(&["label", f.to_str().unwrap(), &target, "first"]));
     let backup = f.with_file_name(format!("{}.v2.bak", f.file_name().unwrap().to_string_lossy()));
     assert_eq!(std::fs::read(&backup).unwrap(), original, "the original is kept byte for byte");
@@ -179,7 +179,7 @@ fn a_v1_file_keeps_the_ids_pitree_showed() {
     let sb = Sandbox::new();
     let f = sb.add("edge/v1-legacy.jsonl", "--home-dev-legacy--");
     let before = Session::open(&f).unwrap();
-    let shown = before.entry(2).id.clone();
+    let shown = before.entry(2).id.to_string();
     ok(&sb.pitree(&["leaf", f.to_str().unwrap(), &shown]));
     let Some(v) = view(&f) else { return };
     assert_eq!(v["leafParentId"], shown.as_str());
@@ -213,7 +213,7 @@ fn context_after_a_compaction_that_keeps_a_system_message_matches_pi() {
     let Some(v) = view(&f) else { return };
     let s = Session::open(&f).unwrap();
     let ours: Vec<String> =
-        s.context_entries(s.graph.leaf()).iter().map(|&i| s.entry(i).id.clone()).collect();
+        s.context_entries(s.graph.leaf()).iter().map(|&i| s.entry(i).id.to_string()).collect();
     let theirs: Vec<String> =
         v["contextEntryIds"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect();
     assert_eq!(ours, theirs);

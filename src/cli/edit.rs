@@ -79,7 +79,7 @@ pub fn leaf(args: &LeafArgs, global: &Global, out: &mut dyn Write) -> Result<()>
         "root" => None,
         id => Some(resolve(&session, id)?),
     };
-    let target_id = target.map(|t| session.entry(t).id.clone());
+    let target_id = target.map(|t| session.entry(t).id.to_string());
     let action = match (summary_text(args)?, args.draft) {
         (None, false) => Action::MoveLeaf { target: target_id.clone() },
         (text, _) => {
@@ -116,7 +116,7 @@ fn summary_text(args: &LeafArgs) -> Result<Option<String>> {
 
 pub fn label(args: &LabelArgs, global: &Global, out: &mut dyn Write) -> Result<()> {
     let session = writable(&args.file, args.force)?;
-    let target = session.entry(resolve(&session, &args.id)?).id.clone();
+    let target = session.entry(resolve(&session, &args.id)?).id.to_string();
     let label = args.text.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
     let action = Action::Label { target: target.clone(), label: label.clone() };
     let written = write(&args.file, &session, global, &action)?;

@@ -26,7 +26,7 @@ impl SessionManager {
     pub(super) fn base(&self) -> Base {
         Base {
             id: ids::entry_id(&|id| self.by_id.contains_key(id)),
-            parent_id: self.leaf.map(|i| self.lean[i].id.clone()),
+            parent_id: self.leaf.map(|i| self.lean[i].id.to_string()),
             timestamp: ids::now_timestamp(),
         }
     }
@@ -35,7 +35,7 @@ impl SessionManager {
     pub(super) fn append_entry(&mut self, entry: SessionEntry) -> Result<String> {
         let line = to_json_string(&entry);
         let lean = lean_entry(&line, self.lean.len() as u32 + 2)?;
-        let id = lean.id.clone();
+        let id = lean.id.to_string();
         let previous_leaf = self.leaf;
         self.push(entry, lean);
         if let Err(e) = self.persist_last(&line) {

@@ -232,7 +232,7 @@ impl SessionManager {
     /// last entry.
     fn install(&mut self, header: SessionHeader, entries: Vec<SessionEntry>, lean: Vec<Entry>) {
         self.header = header;
-        self.by_id = lean.iter().enumerate().map(|(i, e)| (e.id.clone(), i)).collect();
+        self.by_id = lean.iter().enumerate().map(|(i, e)| (e.id.to_string(), i)).collect();
         self.has_conversation = lean.iter().any(is_conversation);
         self.leaf = lean.len().checked_sub(1);
         self.entries = entries;
@@ -244,7 +244,7 @@ impl SessionManager {
     /// Add an entry at the end; it becomes the leaf.
     fn push(&mut self, entry: SessionEntry, lean: Entry) {
         self.has_conversation |= is_conversation(&lean);
-        self.by_id.insert(lean.id.clone(), self.lean.len());
+        self.by_id.insert(lean.id.to_string(), self.lean.len());
         self.leaf = Some(self.lean.len());
         self.entries.push(entry);
         self.lean.push(lean);
@@ -254,7 +254,7 @@ impl SessionManager {
     /// Undo the last `push` (its write failed), restoring the leaf.
     fn pop(&mut self, leaf: Option<usize>) {
         if let Some(lean) = self.lean.pop() {
-            self.by_id.remove(&lean.id);
+            self.by_id.remove(lean.id.as_str());
         }
         self.entries.pop();
         self.has_conversation = self.lean.iter().any(is_conversation);

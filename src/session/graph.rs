@@ -294,7 +294,7 @@ fn labels_and_name(entries: &[Entry]) -> (IndexMap<String, Label>, Option<String
     for e in entries {
         match &e.kind {
             Kind::Label { target_id, label: Some(text) } => {
-                let label = Label { text: text.clone(), timestamp: e.timestamp.clone() };
+                let label = Label { text: text.clone(), timestamp: e.timestamp.to_string() };
                 if let Some(slot) = labels.get_mut(target_id) {
                     *slot = label;
                 } else {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::entry::{Entry, HeadBuilder, Kind, Message, TextHead, ToolCall};
+use super::entry::{Entry, HeadBuilder, Kind, Message, Text, TextHead, ToolCall};
 use super::literal::{LooseLiteral, push_literal};
 pub use super::loose::format_number;
 use super::loose::{Loose, LooseNum, LooseVisitor, Obj, RawUsage, Scalar, loose_bool};
@@ -213,13 +213,13 @@ fn build(raw: RawLine<'_>, line_no: u32, span: std::ops::Range<u64>) -> Line {
     if ty == "session" {
         return Line::Header(Box::new(header(&raw)));
     }
-    let id = raw.id.as_str().map(str::to_string);
-    let timestamp = raw.timestamp.0.as_deref().unwrap_or("").to_string();
+    let id = raw.id.as_str().map(Text::from);
+    let timestamp = Text::from(raw.timestamp.0.as_deref().unwrap_or(""));
     let time_ms = parse_time_ms(&timestamp);
     let kind = kind(ty, &raw);
     let entry = Entry {
         id: id.clone().unwrap_or_default(),
-        parent_id: raw.parent_id.0.map(Cow::into_owned),
+        parent_id: raw.parent_id.0.as_deref().map(Text::from),
         timestamp,
         time_ms,
         kind,

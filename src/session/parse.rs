@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::entry::{Entry, Kind};
+use super::entry::{Entry, Kind, Text};
 use super::ids::IdIndex;
 use super::line::{HeaderLine, Line, parse_line};
 
@@ -380,7 +380,7 @@ fn drop_duplicates(entries: &mut Vec<Entry>, damage: &mut Vec<Damage>) -> IdInde
     if ids.len() == entries.len() {
         return ids;
     }
-    let mut seen: FastSet<String> = FastSet::new();
+    let mut seen: FastSet<Text> = FastSet::new();
     entries.retain(|e| {
         if seen.insert(e.id.clone()) {
             true
@@ -400,10 +400,10 @@ fn drop_duplicates(entries: &mut Vec<Entry>, damage: &mut Vec<Damage>) -> IdInde
 /// ones [`crate::store`] writes when it migrates the file on disk.
 fn migrate_v1(mut entries: Vec<Entry>, header_line: &[u8]) -> Vec<Entry> {
     let ids = legacy_ids(header_line, entries.iter().map(|e| e.line));
-    let mut parent: Option<String> = None;
+    let mut parent: Option<Text> = None;
     for (entry, id) in entries.iter_mut().zip(&ids) {
-        entry.id = id.clone();
-        entry.parent_id = parent.replace(id.clone());
+        entry.id = Text::from(id.as_str());
+        entry.parent_id = parent.replace(Text::from(id.as_str()));
     }
     for (position, entry) in entries.iter_mut().enumerate() {
         if let Kind::Compaction { first_kept_entry_id, first_kept_entry_index: Some(index), .. } =

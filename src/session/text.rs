@@ -388,7 +388,7 @@ mod tests {
         Entry {
             id: "e1".into(),
             parent_id: None,
-            timestamp: String::new(),
+            timestamp: Default::default(),
             time_ms: None,
             kind,
             line: 2,

@@ -105,7 +105,7 @@ fn find(session: &Session, id: &str) -> Result<Ix> {
 /// The entry to append, in pi's key order.
 fn build_line(session: &Session, action: &Action) -> Result<(String, Value)> {
     let id = ids::entry_id(&|id| session.graph.find(id).is_some());
-    let leaf_id = session.graph.leaf().map(|l| session.entry(l).id.clone());
+    let leaf_id = session.graph.leaf().map(|l| session.entry(l).id.to_string());
     let line = match action {
         Action::MoveLeaf { target } => {
             check_target(session, target.as_deref())?;
@@ -188,7 +188,7 @@ pub fn fork(session: &Session, target: Ix, root: &Path) -> Result<PathBuf> {
             m.insert("parentId".into(), json!(prev));
         }
         lines.push(serde_json::to_string(&value)?);
-        prev = Some(entry.id.clone());
+        prev = Some(entry.id.to_string());
     }
     lines.extend(relabel_lines(session, &kept, prev)?);
     let file =

@@ -129,8 +129,8 @@ fn migrated_text(session: &Session, original: &[u8]) -> Result<Vec<u8>> {
 /// JavaScript does), a v1 compaction's `firstKeptEntryIndex` replaced by `firstKeptEntryId`, and
 /// v2's `hookMessage` role renamed to `custom`.
 pub fn migrated_entry_json(mut value: Value, entry: &Entry) -> Value {
-    set_key(&mut value, "id", Value::from(entry.id.clone()));
-    set_key(&mut value, "parentId", entry.parent_id.clone().map_or(Value::Null, Value::from));
+    set_key(&mut value, "id", Value::from(entry.id.as_str()));
+    set_key(&mut value, "parentId", entry.parent_id.as_deref().map_or(Value::Null, Value::from));
     if let Kind::Compaction { first_kept_entry_index: Some(_), first_kept_entry_id, .. } = &entry.kind {
         if let Some(id) = first_kept_entry_id {
             set_key(&mut value, "firstKeptEntryId", Value::from(id.clone()));

@@ -243,13 +243,15 @@ pub fn full_class(line: &[u8]) -> LineClass {
         Line::Header(h) => {
             LineClass::Object { ty: "session".into(), id: h.id.filter(|_| h.id_is_string), parent: None }
         }
-        Line::NoId(e) => {
-            LineClass::Object { ty: e.type_name().into(), id: None, parent: e.parent_id.clone() }
-        }
+        Line::NoId(e) => LineClass::Object {
+            ty: e.type_name().into(),
+            id: None,
+            parent: e.parent_id.as_deref().map(str::to_string),
+        },
         Line::Entry(e) => LineClass::Object {
             ty: e.type_name().into(),
-            id: Some(e.id.clone()),
-            parent: e.parent_id.clone(),
+            id: Some(e.id.to_string()),
+            parent: e.parent_id.as_deref().map(str::to_string),
         },
     }
 }

@@ -105,7 +105,7 @@ pub fn render(view: &TreeView, w: u16, h: u16) -> String {
 
 /// The id of the selected entry.
 pub fn selected_id(view: &TreeView) -> Option<String> {
-    view.selected().map(|ix| view.session().entry(ix).id.clone())
+    view.selected().map(|ix| view.session().entry(ix).id.to_string())
 }
 
 /// A session file written entry by entry, with timestamps one second apart in call order.
@@ -205,5 +205,5 @@ impl Build {
 
 /// The ids of the visible rows, in order.
 pub fn row_ids(view: &TreeView) -> Vec<String> {
-    view.rows().iter().map(|&ix| view.session().entry(ix).id.clone()).collect()
+    view.rows().iter().map(|&ix| view.session().entry(ix).id.to_string()).collect()
 }

@@ -731,7 +731,7 @@ impl State {
             let text = editor.text().trim();
             let label = (!text.is_empty()).then(|| text.to_string());
             let cleared = label.is_none();
-            let action = Action::Label { target: self.session.entry(target).id.clone(), label };
+            let action = Action::Label { target: self.session.entry(target).id.to_string(), label };
             return self.write(action, Pending::Label { cleared });
         }
         editor.handle_key(key);
@@ -814,7 +814,7 @@ impl State {
     }
 
     fn id_of(&self, ix: Option<Ix>) -> Option<String> {
-        ix.map(|i| self.session.entry(i).id.clone())
+        ix.map(|i| self.session.entry(i).id.to_string())
     }
 
     fn fail(&mut self, text: &str) -> TreeOutcome {
@@ -935,7 +935,7 @@ impl State {
             && old.iter().zip(session.entries()).all(|(a, b)| a.id == b.id);
         let keep_id = self.selected().map(|ix| self.session.entry(ix).id.clone());
         let folded_ids: Vec<String> =
-            self.folded.iter().map(|&ix| self.session.entry(ix).id.clone()).collect();
+            self.folded.iter().map(|&ix| self.session.entry(ix).id.to_string()).collect();
         self.session = Arc::new(session);
         self.forest = Forest::build(&self.session.graph);
         self.calls = Arc::new(ToolCalls::build(self.session.entries(), self.forest.order()));
