@@ -115,7 +115,7 @@ pub fn settings(graph: &Graph, entries: &[Entry], leaf: Option<Ix>) -> Settings 
             Kind::ModelChange { provider, model_id } => s.model = Some((provider.clone(), model_id.clone())),
             Kind::Message(m) if m.role == "assistant" => {
                 if let (Some(p), Some(model)) = (&m.provider, &m.model) {
-                    s.model = Some((p.clone(), model.clone()));
+                    s.model = Some((p.to_string(), model.to_string()));
                 }
             }
             _ => {}

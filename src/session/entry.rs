@@ -175,23 +175,23 @@ impl HeadBuilder {
 pub struct Message {
     /// `user`, `assistant`, `toolResult`, `bashExecution`, `custom`, `system`, … (v2's `hookMessage`
     /// is migrated to `custom`).
-    pub role: String,
+    pub role: Text,
     /// Text blocks concatenated with no separator (a string content as is).
     pub text: TextHead,
     /// `content` is present and not `null`.
     pub has_content: bool,
     /// `message.timestamp` when it is a number (milliseconds).
     pub timestamp_ms: Option<f64>,
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<Text>,
     pub error_message: Option<String>,
     pub tool_calls: Vec<ToolCall>,
-    pub tool_call_id: Option<String>,
-    pub tool_name: Option<String>,
+    pub tool_call_id: Option<Text>,
+    pub tool_name: Option<Text>,
     /// `bashExecution` command.
     pub command: Option<String>,
     pub custom_type: Option<String>,
-    pub provider: Option<String>,
-    pub model: Option<String>,
+    pub provider: Option<Text>,
+    pub model: Option<Text>,
     pub usage: Option<Usage>,
     pub has_image: bool,
     pub has_thinking: bool,
@@ -200,8 +200,8 @@ pub struct Message {
 /// A tool call inside an assistant message, with the arguments pi's row text uses.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolCall {
-    pub id: String,
-    pub name: String,
+    pub id: Text,
+    pub name: Text,
     pub args: ToolArgs,
 }
 

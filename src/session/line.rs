@@ -256,12 +256,12 @@ fn literal_head(v: &LooseLiteral<'_>) -> TextHead {
     head.finish()
 }
 
-fn s(v: &Loose<'_>) -> String {
-    v.0.as_deref().unwrap_or("").to_string()
+fn s<T: for<'t> From<&'t str>>(v: &Loose<'_>) -> T {
+    T::from(v.0.as_deref().unwrap_or(""))
 }
 
-fn opt(v: &Loose<'_>) -> Option<String> {
-    v.0.as_deref().map(str::to_string)
+fn opt<T: for<'t> From<&'t str>>(v: &Loose<'_>) -> Option<T> {
+    v.0.as_deref().map(T::from)
 }
 
 fn kind(ty: &str, raw: &RawLine<'_>) -> Kind {
@@ -303,9 +303,9 @@ fn message(raw: Option<&RawMessage<'_>>) -> Message {
     let Some(m) = raw else {
         return Message::default();
     };
-    let mut role = s(&m.role);
+    let mut role: Text = s(&m.role);
     if role == "hookMessage" {
-        role = "custom".to_string();
+        role = Text::const_new("custom");
     }
     let content = m.content.as_ref();
     Message {

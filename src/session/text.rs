@@ -279,7 +279,7 @@ pub fn search_words(entry: &Entry) -> String {
     match &entry.kind {
         Kind::Message(m) => match &m.command {
             Some(cmd) => format!("{} {cmd}", m.role),
-            None => m.role.clone(),
+            None => m.role.to_string(),
         },
         Kind::CustomMessage { custom_type, .. } => custom_type.clone(),
         Kind::Compaction { .. } => "compaction".to_string(),

@@ -245,8 +245,8 @@ fn block_lines(block: &Value, home: Option<&str>, out: &mut Vec<Line>) {
         "toolCall" => {
             let args = &block["arguments"];
             let call = ToolCall {
-                id: String::new(),
-                name: block["name"].as_str().unwrap_or("").to_string(),
+                id: Default::default(),
+                name: block["name"].as_str().unwrap_or("").into(),
                 args: crate::session::tool_args::of_value(args),
             };
             out.push(line(Tone::Muted, format!("→ {}", format_tool_call(&call, home))));
