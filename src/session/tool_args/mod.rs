@@ -8,6 +8,8 @@ use serde_json::{Map, Number, Value};
 
 use super::entry::ToolArgs;
 
+mod streamed;
+
 /// How many characters of the compact JSON a [`ToolArgs`] keeps.
 pub const JSON_HEAD_CHARS: usize = 64;
 
@@ -19,8 +21,14 @@ const WHOLE_KEYS: [&str; 4] = ["path", "file_path", "command", "pattern"];
 /// head is exact and a cut string always makes the JSON longer than the head.
 const STRING_CAP: usize = JSON_HEAD_CHARS + 1;
 
-/// The arguments of the raw JSON `raw` of a call's `arguments`.
+/// The arguments of the raw JSON `raw` of a call's `arguments`: streamed (see [`streamed`]), or
+/// through a JSON tree when an object in them repeats a key.
 pub fn tool_args(raw: &RawValue) -> ToolArgs {
+    streamed::read(raw.get()).unwrap_or_else(|| through_a_tree(raw))
+}
+
+/// [`tool_args`] by way of a [`Value`] with its strings cut (what [`of_value`] then reads).
+fn through_a_tree(raw: &RawValue) -> ToolArgs {
     let seed = Capped { cap: None, top: true };
     match seed.deserialize(&mut serde_json::Deserializer::from_str(raw.get())) {
         Ok(value) => of_value(&value),
@@ -114,6 +122,8 @@ impl<'de> Visitor<'de> for Capped {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn read(json: &str) -> ToolArgs {
@@ -157,5 +167,57 @@ mod tests {
         assert!(read(&json).json_complete);
         let longer = format!(r#"{{"k":"{}"}}"#, "a".repeat(JSON_HEAD_CHARS - 7));
         assert!(!read(&longer).json_complete);
+    }
+
+    /// Random arguments as JSON text: objects with the kept keys among others, nesting, numbers
+    /// written every way JSON allows, escapes and long strings.
+    fn arguments() -> impl Strategy<Value = String> {
+        let number = prop::sample::select(vec![
+            "0",
+            "-0",
+            "7",
+            "-12",
+            "1.5",
+            "1e3",
+            "1E-7",
+            "-2.5e+2",
+            "0.1",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "123456789012345678901234567890",
+        ])
+        .prop_map(str::to_string);
+        let piece = prop::sample::select(vec!["a", "é", "😀", "\\n", "\\\"", "\\u00e9", " ", "漢字"]);
+        let string = (prop::collection::vec(piece, 0..40), 0usize..3)
+            .prop_map(|(p, long)| format!("\"{}{}\"", p.concat(), "x".repeat(long * 40)));
+        let key = prop::sample::select(vec![
+            "path",
+            "file_path",
+            "command",
+            "pattern",
+            "offset",
+            "limit",
+            "k",
+            "content",
+        ]);
+        let leaf = prop_oneof![number, string, Just("true".to_string()), Just("null".to_string())];
+        leaf.prop_recursive(3, 24, 5, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(|v| format!("[{}]", v.join(","))),
+                prop::collection::vec((key.clone(), inner), 0..6).prop_map(|kv| {
+                    let fields: Vec<String> = kv.iter().map(|(k, v)| format!("\"{k}\" : {v}")).collect();
+                    format!("{{{}}}", fields.join(" ,"))
+                }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn streamed_arguments_read_as_the_tree_reads_them(json in arguments()) {
+            let raw = RawValue::from_string(json.clone()).unwrap();
+            prop_assert_eq!(tool_args(&raw), through_a_tree(&raw), "{}", json);
+        }
     }
 }

@@ -1,0 +1,233 @@
+//! The arguments of a tool call read in one pass that writes their compact JSON as it goes and
+//! stops writing a little past the head, so a call costs a few allocations instead of a JSON
+//! tree. A repeated key (which `JSON.parse` resolves by keeping the last value in the place of
+//! the first) ends the pass; the caller then builds the tree, which handles it.
+
+use std::borrow::Cow;
+
+use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+
+use super::{JSON_HEAD_CHARS, STRING_CAP};
+use crate::session::entry::ToolArgs;
+
+/// Bytes of compact JSON after which more than [`JSON_HEAD_CHARS`] characters are certainly
+/// written (a character takes at most 4 bytes).
+const ENOUGH_BYTES: usize = (JSON_HEAD_CHARS + 1) * 4;
+
+/// The arguments in `json`, or `None` when an object in it repeats a key.
+pub(super) fn read(json: &str) -> Option<ToolArgs> {
+    let mut state = State { json: Vec::with_capacity(ENOUGH_BYTES + 64), ..State::default() };
+    let seed = Streamed { state: &mut state, field: None, top: true };
+    seed.deserialize(&mut serde_json::Deserializer::from_str(json)).ok()?;
+    Some(state.finish())
+}
+
+/// A top-level argument that [`ToolArgs`] keeps.
+#[derive(Clone, Copy)]
+enum Field {
+    Path,
+    FilePath,
+    Command,
+    Pattern,
+    Offset,
+    Limit,
+}
+
+impl Field {
+    fn of(key: &str) -> Option<Field> {
+        Some(match key {
+            "path" => Field::Path,
+            "file_path" => Field::FilePath,
+            "command" => Field::Command,
+            "pattern" => Field::Pattern,
+            "offset" => Field::Offset,
+            "limit" => Field::Limit,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Default)]
+struct State<'de> {
+    /// The compact JSON so far, up to a little past the head.
+    json: Vec<u8>,
+    /// The keys of the objects now open, outermost first.
+    keys: Vec<Cow<'de, str>>,
+    path: Option<String>,
+    file_path: Option<String>,
+    command: Option<String>,
+    pattern: Option<String>,
+    offset: Option<f64>,
+    limit: Option<f64>,
+}
+
+impl State<'_> {
+    fn write(&mut self, piece: &[u8]) {
+        if self.json.len() <= ENOUGH_BYTES {
+            self.json.extend_from_slice(piece);
+        }
+    }
+
+    /// A string as JSON, cut to [`STRING_CAP`] characters: what follows them lies past the head.
+    fn write_str(&mut self, s: &str) {
+        if self.json.len() <= ENOUGH_BYTES {
+            let end = s.char_indices().nth(STRING_CAP).map_or(s.len(), |(at, _)| at);
+            serde_json::to_writer(&mut self.json, &s[..end]).expect("writing to memory");
+        }
+    }
+
+    /// A number as JSON (written as serde_json writes the same number in a tree).
+    fn write_number(&mut self, n: impl serde::Serialize, as_f64: f64, field: Option<Field>) {
+        if self.json.len() <= ENOUGH_BYTES {
+            serde_json::to_writer(&mut self.json, &n).expect("writing to memory");
+        }
+        match field {
+            Some(Field::Offset) => self.offset = Some(as_f64),
+            Some(Field::Limit) => self.limit = Some(as_f64),
+            _ => {}
+        }
+    }
+
+    fn finish(self) -> ToolArgs {
+        let mut json = String::from_utf8(self.json).expect("serde_json writes UTF-8");
+        let head_end = json.char_indices().nth(JSON_HEAD_CHARS).map_or(json.len(), |(at, _)| at);
+        let json_complete = head_end == json.len();
+        json.truncate(head_end);
+        json.shrink_to_fit();
+        ToolArgs {
+            path: self.path.or(self.file_path),
+            offset: self.offset,
+            limit: self.limit,
+            command: self.command,
+            pattern: self.pattern,
+            json_head: json,
+            json_complete,
+        }
+    }
+}
+
+/// One JSON value; `field` is the top-level argument it is the value of, `top` whether it is the
+/// arguments themselves.
+struct Streamed<'s, 'de> {
+    state: &'s mut State<'de>,
+    field: Option<Field>,
+    top: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Streamed<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Streamed<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
+        self.state.write(if v { b"true" } else { b"false" });
+        Ok(())
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
+        self.state.write_number(v, v as f64, self.field);
+        Ok(())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
+        self.state.write_number(v, v as f64, self.field);
+        Ok(())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
+        self.state.write_number(v, v, self.field);
+        Ok(())
+    }
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        self.state.write_str(v);
+        let slot = match self.field {
+            Some(Field::Path) => &mut self.state.path,
+            Some(Field::FilePath) => &mut self.state.file_path,
+            Some(Field::Command) => &mut self.state.command,
+            Some(Field::Pattern) => &mut self.state.pattern,
+            _ => return Ok(()),
+        };
+        *slot = Some(v.to_string());
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.state.write(b"null");
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.state.write(b"[");
+        let mut first = true;
+        loop {
+            let comma = !std::mem::take(&mut first);
+            let seed = Element { state: &mut *self.state, comma };
+            if seq.next_element_seed(seed)?.is_none() {
+                break;
+            }
+        }
+        self.state.write(b"]");
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.state.write(b"{");
+        let start = self.state.keys.len();
+        while let Some(key) = map.next_key_seed(Key)? {
+            if self.state.keys[start..].contains(&key) {
+                return Err(A::Error::custom("a repeated key"));
+            }
+            if self.state.keys.len() > start {
+                self.state.write(b",");
+            }
+            self.state.write_str(&key);
+            self.state.write(b":");
+            let field = if self.top { Field::of(&key) } else { None };
+            self.state.keys.push(key);
+            map.next_value_seed(Streamed { state: &mut *self.state, field, top: false })?;
+        }
+        self.state.keys.truncate(start);
+        self.state.write(b"}");
+        Ok(())
+    }
+}
+
+/// An array element, after a comma unless it is the first.
+struct Element<'s, 'de> {
+    state: &'s mut State<'de>,
+    comma: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Element<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        if self.comma {
+            self.state.write(b",");
+        }
+        Streamed { state: self.state, field: None, top: false }.deserialize(d)
+    }
+}
+
+/// An object key, borrowed from the JSON unless it has escapes.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+}
