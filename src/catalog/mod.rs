@@ -34,7 +34,7 @@ pub mod thread;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -374,7 +374,9 @@ impl Catalog {
         sink: &dyn Sink,
         stats: &mut ScanStats,
     ) -> (Vec<Record>, Vec<Warning>) {
-        let done = AtomicUsize::new(done_before);
+        // Counted and reported under one lock, so the reports arrive in order and the last one
+        // says all files are done (two threads could otherwise send 4 of 4 before 3 of 4).
+        let done = Mutex::new(done_before);
         let results: Vec<Result<(Record, u64, u64), Warning>> = work
             .into_par_iter()
             .map_init(Scanner::new, |scanner, (cand, resume, prefix)| {
@@ -385,7 +387,10 @@ impl Catalog {
                 if let (Ok((record, _, _)), true) = (&result, sink.wants_found()) {
                     sink.found(self.summaries(std::iter::once(record), filter));
                 }
-                sink.progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                let mut count = done.lock().unwrap_or_else(|e| e.into_inner());
+                *count += 1;
+                sink.progress(*count, total);
+                drop(count);
                 result
             })
             .collect();
