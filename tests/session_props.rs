@@ -223,4 +223,26 @@ proptest! {
         let Kind::Compaction { summary, .. } = entry.kind else { panic!("not a compaction") };
         prop_assert_eq!(summary, TextHead::new(&decoded(&content)));
     }
+
+    /// Invalid UTF-8 anywhere in a long line, in the part the reader cuts out of long texts or in
+    /// the part it keeps, reads as the line's lossy decoding (U+FFFD, as pi's reader decodes it).
+    #[test]
+    fn a_line_with_invalid_utf8_reads_as_its_lossy_decoding(text in json_text(1500), at in proptest::collection::vec(any::<proptest::sample::Index>(), 1..4)) {
+        use pitree::session::line::parse_line;
+        let line = format!(
+            r#"{{"type":"message","id":"m","parentId":null,"message":{{"role":"user","content":[{{"type":"text","text":"{text}"}}]}}}}"#
+        );
+        let mut bytes = line.into_bytes();
+        for i in at {
+            let i = 60 + i.index(bytes.len() - 70);
+            bytes.insert(i, 0xFF);
+        }
+        let lossy = String::from_utf8_lossy(&bytes).into_owned();
+        // The lossy line is longer (U+FFFD takes 3 bytes), so only the span may differ.
+        let read = |line: &[u8]| {
+            let text = format!("{:?}", parse_line(line, 1, 0));
+            text[..text.rfind("span:").unwrap_or(text.len())].to_string()
+        };
+        prop_assert_eq!(read(&bytes), read(lossy.as_bytes()));
+    }
 }

@@ -127,6 +127,12 @@ impl HeadBuilder {
             return;
         }
         let room = TEXT_HEAD_CHARS - self.kept;
+        if part.len() <= room {
+            // No more characters than bytes: all of them fit.
+            self.head.push_str(part);
+            self.kept += part.chars().count();
+            return;
+        }
         let mut taken = 0;
         let mut end = part.len();
         for (at, _) in part.char_indices() {

@@ -56,13 +56,12 @@ pub fn parse_line(bytes: &[u8], line_no: u32, start: u64) -> Line {
         return Line::Blank;
     }
     let span = start..start + bytes.len() as u64;
-    // `from_utf8` checks ASCII a word at a time; the lossy decoder only runs on invalid input.
-    let text = std::str::from_utf8(trimmed).map_or_else(|_| String::from_utf8_lossy(trimmed), Cow::Borrowed);
-    let mut shortened = String::new();
-    if let Ok(raw) = serde_json::from_str::<RawLine>(skim::shorten(&text, &mut shortened, &HEAD_ONLY)) {
+    let mut shortened = Vec::new();
+    let short = skim::shorten(trimmed, &mut shortened, &HEAD_ONLY);
+    if let Ok(raw) = serde_json::from_str::<RawLine>(&lossy(short)) {
         return build(raw, line_no, span);
     }
-    parse_unusual(&text, line_no, span)
+    parse_unusual(&lossy(trimmed), line_no, span)
 }
 
 /// The strings an entry keeps at most [`super::entry::TEXT_HEAD_CHARS`] characters of (message,
@@ -70,6 +69,12 @@ pub fn parse_line(bytes: &[u8], line_no: u32, start: u64) -> Line {
 /// or does not read at all (thinking, signatures, base64 images, command output).
 const HEAD_ONLY: [&str; 8] =
     ["text", "content", "summary", "thinking", "data", "output", "thinkingSignature", "textSignature"];
+
+/// The line as text: `from_utf8` checks ASCII a word at a time, and the lossy decoder (U+FFFD for
+/// each invalid sequence, as pi's reader does) only runs on invalid input.
+fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), Cow::Borrowed)
+}
 
 /// A line without a leading BOM and surrounding ASCII whitespace (CR included).
 pub fn trim_ascii(bytes: &[u8]) -> &[u8] {

@@ -9,7 +9,9 @@
 //! pass has checked are left out, the cut never splits an escape, a UTF-8 character or a surrogate
 //! pair, and everything outside strings is kept. Anything this pass does not expect (a string left
 //! open, a backslash outside a string, a bad escape) hands the original line to serde unchanged,
-//! which decides.
+//! which decides. The pass works on bytes, before the line is checked as UTF-8: invalid UTF-8 in
+//! what it leaves out changes nothing, as the reader decodes lines lossily (as pi does), and a cut
+//! inside an invalid sequence only moves where the lossy decoding of the kept start ends.
 
 use std::ops::Range;
 
@@ -22,20 +24,20 @@ const LONG: usize = 1024;
 /// reads past their first [`TEXT_HEAD_CHARS`] characters) left out, written to `out`; or `line`
 /// itself when there is nothing to leave out or the line is not what this pass expects. A cut
 /// string keeps one character more than a head, so the reader still sees that it goes on.
-pub fn shorten<'a>(line: &'a str, out: &'a mut String, head_only: &[&str]) -> &'a str {
+pub fn shorten<'a>(line: &'a [u8], out: &'a mut Vec<u8>, head_only: &[&str]) -> &'a [u8] {
     if line.len() <= LONG {
         return line;
     }
-    match cuts(line.as_bytes(), head_only) {
+    match cuts(line, head_only) {
         Some(cuts) if !cuts.is_empty() => {
             out.clear();
             out.reserve(line.len() - cuts.iter().map(|c| c.len()).sum::<usize>());
             let mut from = 0;
             for cut in cuts {
-                out.push_str(&line[from..cut.start]);
+                out.extend_from_slice(&line[from..cut.start]);
                 from = cut.end;
             }
-            out.push_str(&line[from..]);
+            out.extend_from_slice(&line[from..]);
             out
         }
         _ => line,
@@ -193,27 +195,34 @@ fn key_before(line: &[u8], open: usize) -> Option<&[u8]> {
 
 /// The end of the first [`TEXT_HEAD_CHARS`] + 1 characters (so a reader still sees that the text
 /// goes on) of the string contents from `start` to `close`, whose escapes are already checked. A
-/// surrogate pair escape is one character, as it is once decoded.
+/// surrogate pair escape is one character, as it is once decoded. Bytes are stepped over one at a
+/// time outside escapes, so invalid UTF-8 never makes the walk land inside an escape; it counts a
+/// character at each byte that does not continue one, which is never more characters than a lossy
+/// decoding finds.
 fn keep_end(line: &[u8], start: usize, close: usize) -> usize {
     let mut end = start;
-    for _ in 0..=TEXT_HEAD_CHARS {
-        if end >= close {
-            return close;
+    let mut chars = 0;
+    while end < close {
+        let b = line[end];
+        if b & 0xC0 == 0x80 {
+            end += 1;
+            continue;
         }
-        end += match line[end] {
+        if chars > TEXT_HEAD_CHARS {
+            break;
+        }
+        chars += 1;
+        end += match b {
             b'\\' if line[end + 1] == b'u' => {
                 let pair =
                     surrogate(line, end) == Some(Half::High) && surrogate(line, end + 6) == Some(Half::Low);
                 if pair { 12 } else { 6 }
             }
             b'\\' => 2,
-            b if b < 0x80 => 1,
-            b if b >= 0xF0 => 4,
-            b if b >= 0xE0 => 3,
-            _ => 2,
+            _ => 1,
         };
     }
-    end
+    end.min(close)
 }
 
 #[derive(PartialEq)]
@@ -333,8 +342,8 @@ mod tests {
     const HEADS: [&str; 3] = ["text", "summary", "thinking"];
 
     fn shortened(line: &str) -> String {
-        let mut out = String::new();
-        shorten(line, &mut out, &HEADS).to_string()
+        let mut out = Vec::new();
+        String::from_utf8(shorten(line.as_bytes(), &mut out, &HEADS).to_vec()).unwrap()
     }
 
     fn message_line(raw_text: &str) -> String {
@@ -399,7 +408,7 @@ mod tests {
             format!(r#"{{"text":"{long}"}}\"#),
             format!(r#"{{"text":"{long}"#),
         ] {
-            assert!(std::ptr::eq(shorten(&line, &mut String::new(), &HEADS), line.as_str()));
+            assert!(std::ptr::eq(shorten(line.as_bytes(), &mut Vec::new(), &HEADS), line.as_bytes()));
         }
     }
 
@@ -421,8 +430,9 @@ mod tests {
         let line = format!(
             r#"{{"text":"{long}","other":["{long}"],"m\u0069ne":"{long}","{long}":1,"more":"{long}"}}"#
         );
-        let mut out = String::new();
-        let v: Value = serde_json::from_str(shorten(&line, &mut out, &["text", "more", "mine"])).unwrap();
+        let mut out = Vec::new();
+        let v: Value =
+            serde_json::from_slice(shorten(line.as_bytes(), &mut out, &["text", "more", "mine"])).unwrap();
         let m = v.as_object().unwrap();
         assert_eq!(m["text"].as_str().unwrap().len(), TEXT_HEAD_CHARS + 1);
         assert_eq!(m["more"].as_str().unwrap().len(), TEXT_HEAD_CHARS + 1);
