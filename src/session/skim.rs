@@ -102,7 +102,10 @@ impl Scan {
         cuts: &mut Vec<Range<usize>>,
     ) -> Option<()> {
         let escaped = self.escapes(m.backslash);
-        check_escapes(line, base, escaped)?;
+        if escaped & !m.escapable != 0 {
+            return None;
+        }
+        check_unicode_escapes(line, base, escaped & m.u)?;
         let quotes = m.quote & !escaped;
         let inside = prefix_xor(quotes) ^ self.in_string;
         if m.control & inside != 0 || m.backslash & !inside != 0 {
@@ -150,32 +153,15 @@ impl Scan {
     }
 }
 
-/// Every byte at the positions `escaped` (of the block at `base`) is one that may follow a
-/// backslash in JSON, and a `u` is followed by four hex digits.
-fn check_escapes(line: &[u8], base: usize, mut escaped: u64) -> Option<()> {
-    while escaped != 0 {
-        let at = base + escaped.trailing_zeros() as usize;
-        let c = *line.get(at)?;
-        let valid = SIMPLE_ESCAPES[usize::from(c)]
-            || (c == b'u' && line.get(at + 1..at + 5)?.iter().all(u8::is_ascii_hexdigit));
-        if !valid {
-            return None;
-        }
-        escaped &= escaped - 1;
+/// Each `u` at the positions `escapes` (of the block at `base`) is followed by four hex digits.
+fn check_unicode_escapes(line: &[u8], base: usize, mut escapes: u64) -> Option<()> {
+    while escapes != 0 {
+        let at = base + escapes.trailing_zeros() as usize;
+        line.get(at + 1..at + 5)?.iter().all(u8::is_ascii_hexdigit).then_some(())?;
+        escapes &= escapes - 1;
     }
     Some(())
 }
-
-/// The bytes that make a two-byte escape after a backslash.
-const SIMPLE_ESCAPES: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    while i < 8 {
-        table[b"\"\\/bfnrt"[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
 
 /// Whether the string opening at `open` is the value of one of `keys`.
 fn is_value_of(line: &[u8], open: usize, keys: &[&str]) -> bool {
@@ -260,6 +246,9 @@ struct Masks {
     quote: u64,
     backslash: u64,
     control: u64,
+    /// The bytes that may follow a backslash: `"\\/bfnrtu`.
+    escapable: u64,
+    u: u64,
 }
 
 impl Masks {
@@ -267,22 +256,29 @@ impl Masks {
     #[cfg(target_arch = "x86_64")]
     fn of(block: &[u8; 64]) -> Masks {
         use std::arch::x86_64::*;
-        let mut masks = Masks { quote: 0, backslash: 0, control: 0 };
+        let mut masks = Masks { quote: 0, backslash: 0, control: 0, escapable: 0, u: 0 };
         for (n, chunk) in block.chunks_exact(16).enumerate() {
             // SAFETY: SSE2 is part of x86_64; `chunk` is 16 readable bytes and the load is unaligned.
-            let (q, b, c) = unsafe {
+            let [q, b, c, e, u] = unsafe {
                 let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                let eq = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
                 let below_space = _mm_set1_epi8(0x1F);
-                (
-                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))),
-                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))),
-                    _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, below_space), below_space)),
-                )
+                let escapable =
+                    b"\"\\/bfnrtu".iter().fold(_mm_setzero_si128(), |m, &c| _mm_or_si128(m, eq(c)));
+                [
+                    eq(b'"'),
+                    eq(b'\\'),
+                    _mm_cmpeq_epi8(_mm_max_epu8(v, below_space), below_space),
+                    escapable,
+                    eq(b'u'),
+                ]
+                .map(|m| u64::from(_mm_movemask_epi8(m) as u16) << (16 * n))
             };
-            let shift = 16 * n;
-            masks.quote |= u64::from(q as u16) << shift;
-            masks.backslash |= u64::from(b as u16) << shift;
-            masks.control |= u64::from(c as u16) << shift;
+            masks.quote |= q;
+            masks.backslash |= b;
+            masks.control |= c;
+            masks.escapable |= e;
+            masks.u |= u;
         }
         masks
     }
@@ -290,7 +286,13 @@ impl Masks {
     #[cfg(not(target_arch = "x86_64"))]
     fn of(block: &[u8; 64]) -> Masks {
         let bits = |f: fn(u8) -> bool| block.iter().rev().fold(0u64, |m, &b| m << 1 | u64::from(f(b)));
-        Masks { quote: bits(|b| b == b'"'), backslash: bits(|b| b == b'\\'), control: bits(|b| b < 0x20) }
+        Masks {
+            quote: bits(|b| b == b'"'),
+            backslash: bits(|b| b == b'\\'),
+            control: bits(|b| b < 0x20),
+            escapable: bits(|b| b"\"\\/bfnrtu".contains(&b)),
+            u: bits(|b| b == b'u'),
+        }
     }
 }
 
@@ -309,19 +311,40 @@ mod x86 {
 
     #[target_feature(enable = "avx2")]
     fn masks(block: &[u8; 64]) -> Masks {
+        // The bytes that may follow a backslash, told apart by their two nibbles: the low
+        // nibble's entry and the high nibble's share a bit exactly for `"\\/bfnrtu`.
+        let by_low = _mm256_setr_epi8(
+            0, 0, 13, 0, 8, 8, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1, 0, 0, 13, 0, 8, 8, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1,
+        );
+        let by_high = _mm256_setr_epi8(
+            0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0,
+        );
         let half = |at: usize| {
             // SAFETY: `at` is 0 or 32, so 32 bytes of the block are read (unaligned).
             let v = unsafe { _mm256_loadu_si256(block.as_ptr().add(at).cast()) };
+            let nibble = _mm256_set1_epi8(0x0F);
+            let low = _mm256_shuffle_epi8(by_low, _mm256_and_si256(v, nibble));
+            let high = _mm256_shuffle_epi8(by_high, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+            let not_escapable = _mm256_cmpeq_epi8(_mm256_and_si256(low, high), _mm256_setzero_si256());
             let below_space = _mm256_set1_epi8(0x1F);
-            let mask = |m| u64::from(_mm256_movemask_epi8(m) as u32) << at;
-            (
-                mask(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8))),
-                mask(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8))),
-                mask(_mm256_cmpeq_epi8(_mm256_max_epu8(v, below_space), below_space)),
-            )
+            let eq = |c: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8));
+            [
+                eq(b'"'),
+                eq(b'\\'),
+                _mm256_cmpeq_epi8(_mm256_max_epu8(v, below_space), below_space),
+                not_escapable,
+                eq(b'u'),
+            ]
+            .map(|m| u64::from(_mm256_movemask_epi8(m) as u32) << at)
         };
         let (low, high) = (half(0), half(32));
-        Masks { quote: low.0 | high.0, backslash: low.1 | high.1, control: low.2 | high.2 }
+        Masks {
+            quote: low[0] | high[0],
+            backslash: low[1] | high[1],
+            control: low[2] | high[2],
+            escapable: !(low[3] | high[3]),
+            u: low[4] | high[4],
+        }
     }
 
     /// Multiplying by all ones without carries XORs every bit into all the bits above it.
