@@ -21,7 +21,7 @@ const WHOLE_KEYS: [&str; 4] = ["path", "file_path", "command", "pattern"];
 /// head is exact and a cut string always makes the JSON longer than the head.
 const STRING_CAP: usize = JSON_HEAD_CHARS + 1;
 
-/// The arguments of the raw JSON `raw` of a call's `arguments`: streamed (see [`streamed`]), or
+/// The arguments of the raw JSON `raw` of a call's `arguments`: streamed (module `streamed`), or
 /// through a JSON tree when an object in them repeats a key.
 pub fn tool_args(raw: &RawValue) -> ToolArgs {
     streamed::read(raw.get()).unwrap_or_else(|| through_a_tree(raw))
