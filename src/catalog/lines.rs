@@ -33,7 +33,8 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::session::entry::Usage;
 use crate::session::line::{
-    format_number, has_lone_surrogate_escape, is_falsy, replace_lone_surrogates, trim_ascii,
+    format_number, has_lone_surrogate_escape, is_falsy, is_number_out_of_range, replace_lone_surrogates,
+    trim_ascii, value_as_javascript_reads_it,
 };
 use crate::session::loose::{Loose, LooseNum, Obj, RawUsage, ReadSeq, ScalarVisitor};
 
@@ -104,11 +105,12 @@ pub fn with_line<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
     }
 }
 
-/// A grammar error in a line that no repair changes (valid UTF-8, no surrogate escape): the line
-/// is malformed whatever the slow path would try.
+/// A grammar error in a line that no repair changes (valid UTF-8, no surrogate escape, no number
+/// too large for a double): the line is malformed whatever the slow path would try.
 fn is_plain_syntax_error(e: &serde_json::Error, line: &[u8]) -> bool {
     use serde_json::error::Category;
     matches!(e.classify(), Category::Syntax | Category::Eof)
+        && !is_number_out_of_range(e)
         && !has_lone_surrogate_escape(line)
         && std::str::from_utf8(line).is_ok()
 }
@@ -127,7 +129,7 @@ fn slow_path<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
     if let Ok(fields) = serde_json::from_str::<Fields>(text) {
         return f(Parsed::Object(fields.into_object()));
     }
-    let normalized = match serde_json::from_str::<serde_json::Value>(text) {
+    let normalized = match value_as_javascript_reads_it(text) {
         Ok(value @ serde_json::Value::Object(_)) => value.to_string(),
         Ok(value) => return f(Parsed::NotAnObject { falsy: is_falsy(&value) }),
         Err(_) => return f(Parsed::Malformed),
@@ -790,6 +792,33 @@ mod tests {
         assert_eq!(kind(&big), "message id=b sniffed=true");
         let repeated = big.replacen(r#","parentId":null"#, r#","parentId":null,"\u0069d":"c""#, 1);
         assert_eq!(kind(&repeated), "message id=c sniffed=false");
+    }
+
+    #[test]
+    fn numbers_too_large_for_a_double_keep_the_line_as_json_parse_does() {
+        use crate::session::{
+            Kind,
+            line::{Line, parse_line},
+        };
+        let tool = r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"custom","content":"x","timestamp":174938e8279040}}"#;
+        let user = tool.replace("custom", "user").replace("174938e8279040", "-1e999");
+        for line in [tool, user.as_str()] {
+            assert_eq!(
+                kind(line),
+                "message id=a sniffed=".to_string() + if line == tool { "true" } else { "false" }
+            );
+            let Line::Entry(entry) = parse_line(line.as_bytes(), 1, 0) else {
+                panic!("not an entry: {line}")
+            };
+            let Kind::Message(m) = entry.kind else { panic!("not a message") };
+            assert_eq!(m.timestamp_ms.map(f64::abs), Some(f64::MAX), "{line}");
+        }
+        let in_a_string = r#"{"type":"session_info","id":"a","name":"1e999","x":1e999}"#;
+        with_line(in_a_string.as_bytes(), |p| {
+            let Parsed::Object(o) = p else { panic!() };
+            assert_eq!(o.fields.unwrap().name(), Some("1e999"));
+        });
+        assert_eq!(kind(r#"{"type":"label","id":"a","parentId":null,"x":1e999"#), "malformed");
     }
 
     #[test]

@@ -93,7 +93,7 @@ fn parse_unusual(text: &str, line_no: u32, span: std::ops::Range<u64>) -> Line {
     } else {
         text
     };
-    let mut value = match serde_json::from_str::<serde_json::Value>(text) {
+    let mut value = match value_as_javascript_reads_it(text) {
         Ok(serde_json::Value::Object(map)) => serde_json::Value::Object(map),
         Ok(v) if is_falsy(&v) => return Line::Falsy,
         Ok(_) => return Line::NotAnObject,
@@ -105,6 +105,55 @@ fn parse_unusual(text: &str, line_no: u32, span: std::ops::Range<u64>) -> Line {
         Ok(raw) => build(raw, line_no, span),
         Err(_) => Line::Malformed,
     }
+}
+
+/// `text` as a JSON value, reading a number too large for a double the way `JSON.parse` keeps the
+/// line (it reads Infinity, which JSON cannot hold): as the largest double of that sign. serde
+/// rejects such a number, so the line is read again with those numbers written so.
+pub fn value_as_javascript_reads_it(text: &str) -> serde_json::Result<serde_json::Value> {
+    match serde_json::from_str(text) {
+        Err(e) if is_number_out_of_range(&e) => serde_json::from_str(&clamp_huge_numbers(text)),
+        other => other,
+    }
+}
+
+/// serde's error for a number too large for a double.
+pub fn is_number_out_of_range(e: &serde_json::Error) -> bool {
+    e.to_string().starts_with("number out of range")
+}
+
+/// `text` with each number outside strings that overflows a double written as `±1.7976931348623157e308`.
+fn clamp_huge_numbers(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut copied, mut in_string) = (0, 0, false);
+    while i < b.len() {
+        match b[i] {
+            b'\\' if in_string => i += 2,
+            b'"' => {
+                in_string = !in_string;
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' if !in_string => {
+                let end =
+                    b[i..].iter().position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'));
+                let end = end.map_or(b.len(), |n| i + n);
+                if text[i..end].parse::<f64>().is_ok_and(f64::is_infinite) {
+                    out.push_str(&text[copied..i]);
+                    out.push_str(if b[i] == b'-' {
+                        "-1.7976931348623157e308"
+                    } else {
+                        "1.7976931348623157e308"
+                    });
+                    copied = end;
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[copied.min(text.len())..]);
+    out
 }
 
 /// JavaScript's `WhiteSpace` and `LineTerminator` set (what `trim()` strips and `\s` matches). It
