@@ -152,7 +152,7 @@ fn clamp_huge_numbers(text: &str) -> String {
             _ => i += 1,
         }
     }
-    out.push_str(&text[copied.min(text.len())..]);
+    out.push_str(&text[copied..]);
     out
 }
 

@@ -39,7 +39,7 @@ pub(crate) fn push_literal(head: &mut HeadBuilder, raw: &str) {
 
 /// The character of the escape sequence at the start of `esc` (which begins with `\`) and the
 /// number of bytes it takes.
-fn unescape(esc: &[u8]) -> (char, usize) {
+pub(super) fn unescape(esc: &[u8]) -> (char, usize) {
     let simple = match esc.get(1) {
         Some(b'"') => '"',
         Some(b'\\') => '\\',

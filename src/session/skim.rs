@@ -16,6 +16,7 @@
 use std::ops::Range;
 
 use super::entry::TEXT_HEAD_CHARS;
+use super::literal::unescape;
 
 /// Lines and strings up to this many bytes are left to serde as they are.
 const LONG: usize = 1024;
@@ -180,8 +181,8 @@ fn key_before(line: &[u8], open: usize) -> Option<&[u8]> {
 }
 
 /// The end of the first [`TEXT_HEAD_CHARS`] + 1 characters (so a reader still sees that the text
-/// goes on) of the string contents from `start` to `close`, whose escapes are already checked. A
-/// surrogate pair escape is one character, as it is once decoded. Bytes are stepped over one at a
+/// goes on) of the string contents from `start` to `close`, whose escapes are already checked
+/// (each is read as the text heads read it, so a surrogate pair escape is one character). Bytes are stepped over one at a
 /// time outside escapes, so invalid UTF-8 never makes the walk land inside an escape; it counts a
 /// character at each byte that does not continue one, which is never more characters than a lossy
 /// decoding finds.
@@ -198,35 +199,9 @@ fn keep_end(line: &[u8], start: usize, close: usize) -> usize {
             break;
         }
         chars += 1;
-        end += match b {
-            b'\\' if line[end + 1] == b'u' => {
-                let pair =
-                    surrogate(line, end) == Some(Half::High) && surrogate(line, end + 6) == Some(Half::Low);
-                if pair { 12 } else { 6 }
-            }
-            b'\\' => 2,
-            _ => 1,
-        };
+        end += if b == b'\\' { unescape(&line[end..close]).1 } else { 1 };
     }
-    end.min(close)
-}
-
-#[derive(PartialEq)]
-enum Half {
-    High,
-    Low,
-}
-
-/// Which half of a surrogate pair the `\u` escape at `at` is, if it is one.
-fn surrogate(line: &[u8], at: usize) -> Option<Half> {
-    match line.get(at..at + 4)? {
-        [b'\\', b'u', d, h] if d | 0x20 == b'd' => match h | 0x20 {
-            b'8' | b'9' | b'a' | b'b' => Some(Half::High),
-            b'c'..=b'f' => Some(Half::Low),
-            _ => None,
-        },
-        _ => None,
-    }
+    end
 }
 
 /// Bit `i` set from each opening quote up to (not including) its closing quote: bit `i` is the
