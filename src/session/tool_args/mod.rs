@@ -21,6 +21,11 @@ const WHOLE_KEYS: [&str; 4] = ["path", "file_path", "command", "pattern"];
 /// head is exact and a cut string always makes the JSON longer than the head.
 const STRING_CAP: usize = JSON_HEAD_CHARS + 1;
 
+/// The byte length of the first `chars` characters of `s` (all of it when it is shorter).
+fn char_end(s: &str, chars: usize) -> usize {
+    s.char_indices().nth(chars).map_or(s.len(), |(at, _)| at)
+}
+
 /// The arguments of the raw JSON `raw` of a call's `arguments`: streamed (module `streamed`), or
 /// through a JSON tree when an object in them repeats a key.
 pub fn tool_args(raw: &RawValue) -> ToolArgs {
@@ -40,7 +45,7 @@ fn through_a_tree(raw: &RawValue) -> ToolArgs {
 pub fn of_value(args: &Value) -> ToolArgs {
     let json = args.to_string();
     let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
-    let head_end = json.char_indices().nth(JSON_HEAD_CHARS).map_or(json.len(), |(at, _)| at);
+    let head_end = char_end(&json, JSON_HEAD_CHARS);
     ToolArgs {
         path: text("path").or_else(|| text("file_path")),
         offset: args.get("offset").and_then(Value::as_f64),
@@ -64,7 +69,7 @@ impl Capped {
     const NESTED: Capped = Capped { cap: Some(STRING_CAP), top: false };
 
     fn cut(self, s: &str) -> Value {
-        let end = self.cap.and_then(|cap| s.char_indices().nth(cap)).map_or(s.len(), |(i, _)| i);
+        let end = self.cap.map_or(s.len(), |cap| char_end(s, cap));
         Value::String(s[..end].to_string())
     }
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 
-use super::{JSON_HEAD_CHARS, STRING_CAP};
+use super::{JSON_HEAD_CHARS, STRING_CAP, char_end};
 use crate::session::entry::ToolArgs;
 
 /// Bytes of compact JSON after which more than [`JSON_HEAD_CHARS`] characters are certainly
@@ -71,8 +71,7 @@ impl State<'_> {
     /// A string as JSON, cut to [`STRING_CAP`] characters: what follows them lies past the head.
     fn write_str(&mut self, s: &str) {
         if self.json.len() <= ENOUGH_BYTES {
-            let end = s.char_indices().nth(STRING_CAP).map_or(s.len(), |(at, _)| at);
-            serde_json::to_writer(&mut self.json, &s[..end]).expect("writing to memory");
+            serde_json::to_writer(&mut self.json, &s[..char_end(s, STRING_CAP)]).expect("writing to memory");
         }
     }
 
@@ -90,7 +89,7 @@ impl State<'_> {
 
     fn finish(self) -> ToolArgs {
         let mut json = String::from_utf8(self.json).expect("serde_json writes UTF-8");
-        let head_end = json.char_indices().nth(JSON_HEAD_CHARS).map_or(json.len(), |(at, _)| at);
+        let head_end = char_end(&json, JSON_HEAD_CHARS);
         let json_complete = head_end == json.len();
         json.truncate(head_end);
         json.shrink_to_fit();
