@@ -4,24 +4,22 @@
 //! - **Sniff.** A line that starts the way pi writes it (`{"type":"…","id":"…","parentId":…`, and
 //!   for messages `,"timestamp":"…","message":{"role":"…"`) and whose rest the listing does not need
 //!   (tool results, bash executions, labels, model changes…) is only checked to be complete JSON:
-//!   by serde (`IgnoredAny`, no allocation) up to [`SERDE_CHECK_LIMIT`] bytes, above that by a
-//!   structural scan (strings, escapes, nesting, nothing after the object) that memchr carries over
-//!   long strings such as a 5 MB tool output or a base64 image.
+//!   the session reader's skim (`session::skim`) checks the insides of every string 64 bytes at a
+//!   time and leaves every string over 1 KB out of a copy, and serde (`IgnoredAny`, no allocation)
+//!   checks the grammar of what is left, a few hundred bytes of a 5 MB tool output.
 //! - **Typed parse.** Everything else (the header, user and assistant messages, `session_info`,
 //!   `usage`, and any line in another key order or with escapes in those first fields) goes through
 //!   a borrowed serde struct whose fields are all "loose": a value of an unexpected JSON type reads
 //!   as absent, as JavaScript would simply find nothing useful in it. Message content keeps only
-//!   the text blocks' texts; thinking and tool arguments are skipped by serde. In a line longer
-//!   than [`SERDE_CHECK_LIMIT`], the structural scan first cuts the contents of long `"data"`
-//!   strings (base64 images) out of a copy, so serde never walks megabytes of base64.
+//!   the text blocks' texts. Before serde reads a long line, the skim leaves out the long values
+//!   of every key the listing does not read (thinking, signatures, base64 images, tool-call
+//!   arguments), so serde never walks them.
 //! - A line the typed parse rejects with a plain grammar error (valid UTF-8, no surrogate escape)
 //!   is malformed at once; only the others take the slow path (lossy UTF-8, surrogate repair,
 //!   duplicate keys resolved as `JSON.parse` does, non-object values told apart).
 //!
-//! Not validated: what the structural scan passes over (the bodies of long strings, commas and
-//! colons of lines above the limit). Damage as it happens leaves a string or bracket open: a line
-//! cut off always does, two lines run together do unless the cut falls where the rest happens to
-//! balance.
+//! Either way the whole line is validated as JSON: what the skim leaves out it has checked, and
+//! the copy is JSON exactly when the line is.
 //!
 //! Both tiers accept what pitree's session reader accepts: a BOM, CR before the `\n`, invalid UTF-8
 //! (decoded lossily) and lone UTF-16 surrogate escapes (read as U+FFFD).
@@ -37,10 +35,7 @@ use crate::session::line::{
     trim_ascii, value_as_javascript_reads_it,
 };
 use crate::session::loose::{Loose, LooseNum, Obj, RawUsage, ReadSeq, ScalarVisitor};
-
-/// Lines up to this size that the sniff tier skips are validated by serde; longer ones by the
-/// structural scan, which is several times faster on long strings.
-pub const SERDE_CHECK_LIMIT: usize = 64 * 1024;
+use crate::session::skim::{self, Cut};
 
 /// What one line turned out to be.
 pub enum Parsed<'a> {
@@ -87,23 +82,24 @@ pub fn with_line<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
     if line.is_empty() {
         return f(Parsed::Blank);
     }
+    let mut short = Vec::new();
     if let Some(sniffed) = sniff(line)
-        && is_complete_json(line)
+        && is_complete_json(skim::shorten(line, &mut short, Cut::Everything))
     {
         return f(Parsed::Object(sniffed));
     }
-    let mut compact = Vec::new();
-    let line = if line.len() > SERDE_CHECK_LIMIT && without_data_strings(line, &mut compact) {
-        compact.as_slice()
-    } else {
-        line
-    };
+    let line = skim::shorten(line, &mut short, Cut::ValuesExcept(&READ_KEYS));
     match serde_json::from_slice::<Fields>(line) {
         Ok(fields) => f(Parsed::Object(fields.into_object())),
         Err(e) if is_plain_syntax_error(&e, line) => f(Parsed::Malformed),
         Err(_) => slow_path(line, f),
     }
 }
+
+/// The keys whose string values [`Fields`] reads, at any depth; long values of other keys are
+/// left out before serde reads a line.
+const READ_KEYS: [&str; 10] =
+    ["type", "id", "parentId", "timestamp", "role", "content", "text", "name", "cwd", "parentSession"];
 
 /// A grammar error in a line that no repair changes (valid UTF-8, no surrogate escape, no number
 /// too large for a double): the line is malformed whatever the slow path would try.
@@ -205,18 +201,15 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Whether a sniffed line is one complete JSON value in which the sniffed keys (`type`, `id`,
-/// `parentId`, `message`, and `role` one level down) occur once each: `JSON.parse` keeps the last
-/// of repeated keys, the sniff read the first, so a line that repeats one takes the typed parse.
+/// Whether a sniffed line (shortened by the skim) is one complete JSON value in which the
+/// sniffed keys (`type`, `id`, `parentId`, `message`, and `role` one level down) occur once each:
+/// `JSON.parse` keeps the last of repeated keys, the sniff read the first, so a line that repeats
+/// one takes the typed parse.
 fn is_complete_json(line: &[u8]) -> bool {
-    if line.len() <= SERDE_CHECK_LIMIT {
-        serde_json::from_slice::<SniffCheck>(line).is_ok_and(|c| c.0)
-    } else {
-        walk_structure(line, sniffed_key_counter())
-    }
+    serde_json::from_slice::<SniffCheck>(line).is_ok_and(|c| c.0)
 }
 
-/// The sniffed keys, by their index in the counts of [`SniffCheck`] and [`sniffed_key_counter`].
+/// The sniffed keys, by their index in the counts of [`SniffCheck`].
 fn sniffed_key(depth: usize, key: &[u8]) -> Option<usize> {
     match (depth, key) {
         (1, b"type") => Some(0),
@@ -225,24 +218,6 @@ fn sniffed_key(depth: usize, key: &[u8]) -> Option<usize> {
         (1, b"message") => Some(3),
         (2, b"role") => Some(4),
         _ => None,
-    }
-}
-
-/// For the structural walk: count the sniffed keys; a key written with escapes (which could spell
-/// one of them) ends the walk as a failure too.
-fn sniffed_key_counter() -> impl FnMut(usize, &[u8]) -> bool {
-    let mut counts = [0u8; 5];
-    move |depth, key| {
-        if depth <= 2 && key.contains(&b'\\') {
-            return false;
-        }
-        match sniffed_key(depth, key) {
-            Some(k) => {
-                counts[k] += 1;
-                counts[k] == 1
-            }
-            None => true,
-        }
     }
 }
 
@@ -358,112 +333,6 @@ impl<'de> Deserialize<'de> for Key {
         }
         d.deserialize_str(KeyVisitor)
     }
-}
-
-/// One object or array whose strings are closed and whose brackets nest and close at the very end.
-/// This is not full validation (a misplaced comma passes), but it rejects what damage produces: a
-/// line cut off mid-write, and two lines run together when a newline was lost.
-pub fn is_structurally_complete(b: &[u8]) -> bool {
-    walk_structure(b, |_, _| true)
-}
-
-/// [`is_structurally_complete`], handing every object key (a string followed by `:`) and its
-/// nesting depth to `on_key`, which may stop the walk by returning `false`.
-fn walk_structure(b: &[u8], mut on_key: impl FnMut(usize, &[u8]) -> bool) -> bool {
-    let mut depth: usize = 0;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' => match skip_string(b, i + 1) {
-                Some(next) => {
-                    let is_key = b[next..].iter().find(|c| !c.is_ascii_whitespace()) == Some(&b':');
-                    if is_key && !on_key(depth, &b[i + 1..next - 1]) {
-                        return false;
-                    }
-                    i = next;
-                }
-                None => return false,
-            },
-            b'{' | b'[' => {
-                depth += 1;
-                i += 1;
-            }
-            b'}' | b']' => {
-                if depth == 0 {
-                    return false;
-                }
-                depth -= 1;
-                i += 1;
-                if depth == 0 {
-                    return b[i..].iter().all(u8::is_ascii_whitespace);
-                }
-            }
-            _ if depth == 0 => return false,
-            _ => i += 1,
-        }
-    }
-    false
-}
-
-/// The index after the closing quote of a string whose body starts at `i`: the next `"` not
-/// preceded by an odd number of backslashes (memchr runs over escape-dense text at full speed).
-fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
-    loop {
-        let j = i + memchr::memchr(b'"', &b[i..])?;
-        let backslashes = b[..j].iter().rev().take_while(|c| **c == b'\\').count();
-        if backslashes % 2 == 0 {
-            return Some(j + 1);
-        }
-        i = j + 1;
-    }
-}
-
-/// Copy `line` into `out` without the contents of long `"data"` strings (base64 images), after
-/// checking its structure like [`is_structurally_complete`]; `false` when the structure is broken.
-/// The typed parse then reads a few hundred bytes instead of megabytes of base64.
-fn without_data_strings(line: &[u8], out: &mut Vec<u8>) -> bool {
-    const KEY: &[u8] = b"\"data\"";
-    out.clear();
-    let mut copied = 0;
-    let mut depth: usize = 0;
-    let mut i = 0;
-    while i < line.len() {
-        match line[i] {
-            b'"' => {
-                let Some(end) = skip_string(line, i + 1) else {
-                    return false;
-                };
-                let is_data_value = end - i > 64
-                    && line[..i]
-                        .trim_ascii_end()
-                        .strip_suffix(b":")
-                        .is_some_and(|k| k.trim_ascii_end().ends_with(KEY));
-                if is_data_value {
-                    out.extend_from_slice(&line[copied..=i]);
-                    copied = end - 1;
-                }
-                i = end;
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                i += 1;
-            }
-            b'}' | b']' => {
-                if depth == 0 {
-                    return false;
-                }
-                depth -= 1;
-                i += 1;
-                if depth == 0 && !line[i..].iter().all(u8::is_ascii_whitespace) {
-                    return false;
-                }
-            }
-            _ if depth == 0 => return false,
-            _ => i += 1,
-        }
-    }
-    out.extend_from_slice(&line[copied..]);
-    depth == 0
 }
 
 /// The typed view of a line: header fields, entry base fields, and what the listing reads from
@@ -714,41 +583,48 @@ mod tests {
         assert_eq!(kind(&format!("{a}{a}")), "malformed");
         let big = format!(
             r#"{{"type":"message","id":"b","parentId":null,"timestamp":"t","message":{{"role":"toolResult","content":[{{"type":"text","text":"{}"}}]}}}}"#,
-            "x\\n".repeat(SERDE_CHECK_LIMIT)
+            "x\\n".repeat(64 * 1024)
         );
         assert!(kind(&big).ends_with("sniffed=true"));
         assert_eq!(kind(&format!("{big}{a}")), "malformed");
         assert_eq!(kind(&big[..big.len() - 3]), "malformed");
     }
 
+    /// A long line is validated whole, as `JSON.parse` validates it: damage inside a long tool
+    /// output (a raw control byte, a bad escape, a stray quote) makes the line unreadable.
     #[test]
-    fn structural_check_rejects_cut_and_joined_values() {
-        let v = br#"{"a":"q\"}","b":[1,{"c":2}]}"#;
-        assert!(is_structurally_complete(v));
-        for cut in 1..v.len() {
-            assert!(!is_structurally_complete(&v[..cut]), "cut at {cut}");
+    fn damage_inside_a_long_value_is_malformed() {
+        let line = |output: &str| {
+            format!(
+                r#"{{"type":"message","id":"b","parentId":null,"timestamp":"t","message":{{"role":"toolResult","content":[{{"type":"text","text":"{output}"}}]}}}}"#
+            )
+        };
+        let long = "x".repeat(50_000);
+        assert_eq!(kind(&line(&long)), "message id=b sniffed=true");
+        for damage in ["\u{1}", "\\x", "\\u12g4", "\""] {
+            assert_eq!(kind(&line(&format!("{long}{damage}{long}"))), "malformed", "{damage:?}");
         }
-        assert!(!is_structurally_complete(b"{}{}"));
-        assert!(!is_structurally_complete(b"x{}"));
-        assert!(is_structurally_complete(b"{} \t"));
+        let allowed = line(&format!("{long}\u{7f}\\\\{long}"));
+        assert_eq!(kind(&allowed), "message id=b sniffed=true");
     }
 
     #[test]
-    fn images_are_cut_out_of_long_lines_before_parsing() {
+    fn long_values_the_listing_does_not_read_are_left_out_and_texts_kept_whole() {
+        let text = format!(r#"see \"data\": {}"#, "q".repeat(3000));
         let line = format!(
-            r#"{{"type":"message","id":"u","parentId":null,"timestamp":"t","message":{{"role":"user","content":[{{"type":"text","text":"see \"data\": {}"}},{{"type":"image","data" : "{}","mimeType":"image/png"}}],"timestamp":3}}}}"#,
-            "q".repeat(100),
-            "QUJD".repeat(SERDE_CHECK_LIMIT)
+            r#"{{"type":"message","id":"u","parentId":null,"timestamp":"t","message":{{"role":"user","content":[{{"type":"text","text":"{text}"}},{{"type":"image","data" : "{}","mimeType":"image/png"}},{{"type":"thinking","thinking":"{}"}}],"timestamp":3}}}}"#,
+            "QUJD".repeat(64 * 1024),
+            "t".repeat(5000),
         );
         let mut out = Vec::new();
-        assert!(without_data_strings(line.as_bytes(), &mut out));
-        assert!(out.len() < 600, "{}", String::from_utf8_lossy(&out));
+        let short = skim::shorten(line.as_bytes(), &mut out, Cut::ValuesExcept(&READ_KEYS));
+        assert!(short.len() < 3500, "{}", String::from_utf8_lossy(short));
         with_line(line.as_bytes(), |p| {
             let Parsed::Object(o) = p else { panic!() };
             let m = o.fields.as_ref().unwrap().message().unwrap();
-            assert_eq!(m.text(), format!("see \"data\": {}", "q".repeat(100)));
+            assert_eq!(m.text(), format!("see \"data\": {}", "q".repeat(3000)));
         });
-        assert!(!without_data_strings(&line.as_bytes()[..line.len() - 2], &mut out));
+        assert_eq!(kind(&line[..line.len() - 2]), "malformed");
     }
 
     #[test]
@@ -787,7 +663,7 @@ mod tests {
         assert_eq!(kind(nested), "label id=a sniffed=true");
         let big = format!(
             r#"{{"type":"message","id":"b","parentId":null,"timestamp":"t","message":{{"role":"toolResult","content":[{{"type":"text","id":"q","text":"{}"}}]}}}}"#,
-            "x".repeat(SERDE_CHECK_LIMIT)
+            "x".repeat(64 * 1024)
         );
         assert_eq!(kind(&big), "message id=b sniffed=true");
         let repeated = big.replacen(r#","parentId":null"#, r#","parentId":null,"\u0069d":"c""#, 1);

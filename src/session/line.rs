@@ -57,7 +57,7 @@ pub fn parse_line(bytes: &[u8], line_no: u32, start: u64) -> Line {
     }
     let span = start..start + bytes.len() as u64;
     let mut shortened = Vec::new();
-    let short = skim::shorten(trimmed, &mut shortened, &HEAD_ONLY);
+    let short = skim::shorten(trimmed, &mut shortened, skim::Cut::Heads(&HEAD_ONLY));
     if let Ok(raw) = serde_json::from_str::<RawLine>(&lossy(short)) {
         return build(raw, line_no, span);
     }

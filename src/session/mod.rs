@@ -11,7 +11,7 @@ pub mod line;
 mod literal;
 pub(crate) mod loose;
 pub mod parse;
-mod skim;
+pub(crate) mod skim;
 pub mod summary;
 pub mod text;
 pub mod tool_args;

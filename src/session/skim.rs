@@ -21,15 +21,48 @@ use super::literal::unescape;
 /// Lines and strings up to this many bytes are left to serde as they are.
 const LONG: usize = 1024;
 
-/// `line` with the middle of its long string values of `head_only` keys (values the reader never
-/// reads past their first [`TEXT_HEAD_CHARS`] characters) left out, written to `out`; or `line`
-/// itself when there is nothing to leave out or the line is not what this pass expects. A cut
-/// string keeps one character more than a head, so the reader still sees that it goes on.
-pub fn shorten<'a>(line: &'a [u8], out: &'a mut Vec<u8>, head_only: &[&str]) -> &'a [u8] {
+/// Which long strings (over [`LONG`] bytes) [`shorten`] leaves out, and how much of each it keeps.
+#[derive(Clone, Copy)]
+pub enum Cut<'k> {
+    /// The values of these keys (values a reader never reads past their first
+    /// [`TEXT_HEAD_CHARS`] characters) keep one character more than a head, so the reader still
+    /// sees that they go on.
+    Heads(&'k [&'k str]),
+    /// The values of every key but these (written without escapes) are left out whole; keys and
+    /// array elements stay.
+    ValuesExcept(&'k [&'k str]),
+    /// Every long string is left out whole, keys too: for a line only checked to be JSON.
+    Everything,
+}
+
+impl Cut<'_> {
+    /// The part to leave out of the long string from `open` (its opening quote) to `close` (its
+    /// closing quote), if any.
+    fn range(self, line: &[u8], open: usize, close: usize) -> Option<Range<usize>> {
+        let start = open + 1;
+        match self {
+            Cut::Heads(keys) => key_before(line, open)
+                .is_some_and(|key| is_one_of(key, keys))
+                .then(|| keep_end(line, start, close)..close),
+            Cut::ValuesExcept(keys) => {
+                key_before(line, open).is_some_and(|key| !is_one_of(key, keys)).then_some(start..close)
+            }
+            Cut::Everything => Some(start..close),
+        }
+    }
+}
+
+fn is_one_of(key: &[u8], keys: &[&str]) -> bool {
+    keys.iter().any(|k| k.as_bytes() == key)
+}
+
+/// `line` with the strings `cut` names left out as it says, written to `out`; or `line` itself
+/// when there is nothing to leave out or the line is not what this pass expects.
+pub fn shorten<'a>(line: &'a [u8], out: &'a mut Vec<u8>, cut: Cut<'_>) -> &'a [u8] {
     if line.len() <= LONG {
         return line;
     }
-    match cuts(line, head_only) {
+    match cuts(line, cut) {
         Some(cuts) if !cuts.is_empty() => {
             out.clear();
             out.reserve(line.len() - cuts.iter().map(|c| c.len()).sum::<usize>());
@@ -46,20 +79,20 @@ pub fn shorten<'a>(line: &'a [u8], out: &'a mut Vec<u8>, head_only: &[&str]) -> 
 }
 
 /// The byte ranges to leave out of `line`; `None` when the line is not one this pass vouches for.
-fn cuts(line: &[u8], head_only: &[&str]) -> Option<Vec<Range<usize>>> {
+fn cuts(line: &[u8], cut: Cut<'_>) -> Option<Vec<Range<usize>>> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("pclmulqdq") {
         // SAFETY: the CPU has both features.
-        return unsafe { x86::cuts(line, head_only) };
+        return unsafe { x86::cuts(line, cut) };
     }
-    scan_line(line, head_only, Masks::of, prefix_xor)
+    scan_line(line, cut, Masks::of, prefix_xor)
 }
 
 /// [`cuts`] with the given ways of classifying a block's bytes and of marking string insides.
 #[inline(always)]
 fn scan_line(
     line: &[u8],
-    head_only: &[&str],
+    cut: Cut<'_>,
     masks: impl Fn(&[u8; 64]) -> Masks,
     prefix_xor: impl Fn(u64) -> u64,
 ) -> Option<Vec<Range<usize>>> {
@@ -75,7 +108,7 @@ fn scan_line(
                 &tail
             }
         };
-        scan.block(line, base, masks(block), &prefix_xor, head_only, &mut cuts)?;
+        scan.block(line, base, masks(block), &prefix_xor, cut, &mut cuts)?;
     }
     (scan.in_string == 0).then_some(cuts)
 }
@@ -99,7 +132,7 @@ impl Scan {
         base: usize,
         m: Masks,
         prefix_xor: impl Fn(u64) -> u64,
-        head_only: &[&str],
+        cut: Cut<'_>,
         cuts: &mut Vec<Range<usize>>,
     ) -> Option<()> {
         let escaped = self.escapes(m.backslash);
@@ -115,8 +148,10 @@ impl Scan {
         // Only a string open before this block can be long: it closes at the block's first quote.
         if self.in_string != 0 && quotes != 0 {
             let close = base + quotes.trailing_zeros() as usize;
-            if close - self.open > LONG && is_value_of(line, self.open, head_only) {
-                cuts.push(keep_end(line, self.open + 1, close)..close);
+            if close - self.open > LONG
+                && let Some(range) = cut.range(line, self.open, close)
+            {
+                cuts.push(range);
             }
         }
         self.in_string = ((inside as i64) >> 63) as u64;
@@ -162,11 +197,6 @@ fn check_unicode_escapes(line: &[u8], base: usize, mut escapes: u64) -> Option<(
         escapes &= escapes - 1;
     }
     Some(())
-}
-
-/// Whether the string opening at `open` is the value of one of `keys`.
-fn is_value_of(line: &[u8], open: usize, keys: &[&str]) -> bool {
-    key_before(line, open).is_some_and(|key| keys.iter().any(|k| k.as_bytes() == key))
 }
 
 /// The key whose value is the string opening at `open`, when it is written without escapes: read
@@ -277,11 +307,11 @@ mod x86 {
     use std::arch::x86_64::*;
     use std::ops::Range;
 
-    use super::Masks;
+    use super::{Cut, Masks};
 
     #[target_feature(enable = "avx2,pclmulqdq")]
-    pub(super) fn cuts(line: &[u8], head_only: &[&str]) -> Option<Vec<Range<usize>>> {
-        super::scan_line(line, head_only, |block| masks(block), |x| prefix_xor(x))
+    pub(super) fn cuts(line: &[u8], cut: Cut<'_>) -> Option<Vec<Range<usize>>> {
+        super::scan_line(line, cut, |block| masks(block), |x| prefix_xor(x))
     }
 
     #[target_feature(enable = "avx2")]
@@ -341,7 +371,7 @@ mod tests {
 
     fn shortened(line: &str) -> String {
         let mut out = Vec::new();
-        String::from_utf8(shorten(line.as_bytes(), &mut out, &HEADS).to_vec()).unwrap()
+        String::from_utf8(shorten(line.as_bytes(), &mut out, Cut::Heads(&HEADS)).to_vec()).unwrap()
     }
 
     fn message_line(raw_text: &str) -> String {
@@ -406,7 +436,10 @@ mod tests {
             format!(r#"{{"text":"{long}"}}\"#),
             format!(r#"{{"text":"{long}"#),
         ] {
-            assert!(std::ptr::eq(shorten(line.as_bytes(), &mut Vec::new(), &HEADS), line.as_bytes()));
+            assert!(std::ptr::eq(
+                shorten(line.as_bytes(), &mut Vec::new(), Cut::Heads(&HEADS)),
+                line.as_bytes()
+            ));
         }
     }
 
@@ -430,13 +463,34 @@ mod tests {
         );
         let mut out = Vec::new();
         let v: Value =
-            serde_json::from_slice(shorten(line.as_bytes(), &mut out, &["text", "more", "mine"])).unwrap();
+            serde_json::from_slice(shorten(line.as_bytes(), &mut out, Cut::Heads(&["text", "more", "mine"])))
+                .unwrap();
         let m = v.as_object().unwrap();
         assert_eq!(m["text"].as_str().unwrap().len(), TEXT_HEAD_CHARS + 1);
         assert_eq!(m["more"].as_str().unwrap().len(), TEXT_HEAD_CHARS + 1);
         assert_eq!(m["other"][0].as_str().unwrap().len(), 3000);
         assert_eq!(m.keys().map(String::len).max(), Some(3000));
         assert_eq!(m["mine"].as_str().unwrap().len(), 3000, "a key written with escapes is not recognised");
+    }
+
+    #[test]
+    fn the_other_cuts_leave_whole_strings_out() {
+        let long = "w".repeat(3000);
+        let line = format!(r#"{{"keep":"{long}","drop" : "{long}","list":["{long}"],"{long}":1}}"#);
+        let cut = |cut| {
+            let mut out = Vec::new();
+            serde_json::from_slice::<Value>(shorten(line.as_bytes(), &mut out, cut)).unwrap()
+        };
+        let v = cut(Cut::ValuesExcept(&["keep"]));
+        assert_eq!(v["keep"].as_str().unwrap().len(), 3000);
+        assert_eq!(v["drop"], "");
+        assert_eq!(v["list"][0].as_str().unwrap().len(), 3000, "array elements stay");
+        assert_eq!(v[&long], 1, "keys stay");
+        let v = cut(Cut::Everything);
+        assert_eq!(
+            (&v["keep"], &v["drop"], &v["list"][0], &v[""]),
+            (&"".into(), &"".into(), &"".into(), &1.into())
+        );
     }
 
     /// Pieces of JSON string contents: plain, escaped, multi-byte, surrogate pairs.
@@ -498,7 +552,7 @@ mod tests {
             let long: Value = serde_json::from_str(&line).unwrap();
             let short: Value = serde_json::from_str(&shortened(&line)).unwrap();
             prop_assert!(same_but_cut(&long, &short, None), "{line}");
-            prop_assert_eq!(scan_line(line.as_bytes(), &HEADS, Masks::of, prefix_xor), cuts(line.as_bytes(), &HEADS));
+            prop_assert_eq!(scan_line(line.as_bytes(), Cut::Heads(&HEADS), Masks::of, prefix_xor), cuts(line.as_bytes(), Cut::Heads(&HEADS)));
         }
 
         #[test]
@@ -514,8 +568,12 @@ mod tests {
                 at -= 1;
             }
             let damaged = if cut_off { line[..at].to_string() } else { format!("{}{insert}{}", &line[..at], &line[at..]) };
-            let ok = |s: &str| serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok();
-            prop_assert_eq!(ok(&damaged), ok(&shortened(&damaged)), "{}", damaged);
+            let ok = |s: &[u8]| serde_json::from_slice::<serde::de::IgnoredAny>(s).is_ok();
+            for cut in [Cut::Heads(&HEADS), Cut::ValuesExcept(&["type"]), Cut::Everything] {
+                let mut out = Vec::new();
+                let short = shorten(damaged.as_bytes(), &mut out, cut);
+                prop_assert_eq!(ok(damaged.as_bytes()), ok(short), "{}", damaged);
+            }
         }
     }
 }
