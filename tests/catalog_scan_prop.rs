@@ -1,7 +1,7 @@
 //! The fast scanner's summary equals the summary computed from pitree's full session parse, on
 //! random pi-shaped sessions: random key orders (which defeat the sniff tier), `\u` escapes,
-//! unicode, CRLF, blank, garbage, `null` and cut-off lines, huge tool outputs (validated by the
-//! structural check), every message role, names, labels and usage entries, random branching. And
+//! unicode, CRLF, blank, garbage, `null` and cut-off lines, huge tool outputs (checked by the
+//! skim), every message role, names, labels and usage entries, random branching. And
 //! a scan continued from any line boundary ends where one pass does.
 
 use std::collections::HashSet;
@@ -59,7 +59,17 @@ struct LineSpec {
     shuffle: Option<u64>,
     escape_non_ascii: bool,
     crlf: bool,
-    cut: bool,
+    damage: Option<Damage>,
+}
+
+/// Damage in the middle of a line: cut off there, or, in a line with a huge text (where the middle
+/// is inside that text), a bad escape, a raw control byte or two commas put there (the commas
+/// are valid inside a string). Put elsewhere they could rename a key, and a line that loses its
+/// `id` is one pi's listing counts but the full parse drops, which the reference does not model.
+#[derive(Debug, Clone, Copy)]
+enum Damage {
+    Cut,
+    Insert(&'static str),
 }
 
 fn text() -> impl Strategy<Value = String> {
@@ -135,15 +145,21 @@ fn line_spec() -> impl Strategy<Value = LineSpec> {
         prop::option::weighted(0.3, any::<u64>()),
         prop::bool::weighted(0.2),
         prop::bool::weighted(0.1),
-        prop::bool::weighted(0.05),
+        prop::option::weighted(
+            0.08,
+            prop_oneof![
+                Just(Damage::Cut),
+                prop::sample::select(vec!["\\x", "\u{1}", ",,", "\\u12g4"]).prop_map(Damage::Insert),
+            ],
+        ),
     )
-        .prop_map(|(spec, parent, shuffle, escape_non_ascii, crlf, cut)| LineSpec {
+        .prop_map(|(spec, parent, shuffle, escape_non_ascii, crlf, damage)| LineSpec {
             spec,
             parent,
             shuffle,
             escape_non_ascii,
             crlf,
-            cut,
+            damage,
         })
 }
 
@@ -292,12 +308,16 @@ fn render(lines: &[LineSpec]) -> String {
         if l.escape_non_ascii {
             text = escape_non_ascii(&text);
         }
-        if l.cut {
+        if let Some(damage) = l.damage {
             let mut at = text.len() / 2;
             while !text.is_char_boundary(at) {
                 at -= 1;
             }
-            text.truncate(at);
+            match damage {
+                Damage::Cut => text.truncate(at),
+                Damage::Insert(piece) if text.len() > 10_000 => text.insert_str(at, piece),
+                Damage::Insert(_) => {}
+            }
         }
         out.push_str(&text);
         out.push_str(if l.crlf { "\r\n" } else { "\n" });
