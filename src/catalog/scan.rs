@@ -13,7 +13,8 @@
 //! - `modified`: the latest activity time if above 0, else the header time, else the file mtime.
 //!
 //! pitree adds, from the same pass:
-//! - tokens and cost: the `usage` of every assistant message and every `usage` entry;
+//! - tokens and cost: the `usage` of every assistant message and every `usage` entry that the
+//!   session reader keeps (not one without an id, or with a repeated one, in a v2+ file);
 //! - branches: the entries (lines with a string `id`, first of each id) that no other entry names
 //!   as its `parentId`; a legacy v1 file (no ids, a chain once migrated) has one when non-empty;
 //! - unreadable lines, counted as the session reader counts damage: malformed, not an object,
@@ -177,20 +178,19 @@ impl ScanState {
         if let Some(fields) = &obj.fields {
             self.take_fields(obj.ty.as_deref(), fields);
         }
-        self.take_tree_position(&obj, pass);
+        if self.take_tree_position(&obj, pass)
+            && let Some(fields) = &obj.fields
+        {
+            self.take_usage(obj.ty.as_deref(), fields);
+        }
     }
 
-    /// pi's listing fields, and tokens and cost.
+    /// pi's listing fields, from every line (pi reads them whatever the line's `id`).
     fn take_fields(&mut self, ty: Option<&str>, fields: &Fields<'_>) {
         match ty {
             Some("session_info") => {
                 let name = fields.name().map(js::trim).unwrap_or("");
                 self.name = (!name.is_empty()).then(|| name.to_string());
-            }
-            Some("usage") => {
-                if let Some(u) = fields.usage() {
-                    self.usage.add(&u);
-                }
             }
             Some("message") => {
                 if let Some(m) = fields.message() {
@@ -201,13 +201,22 @@ impl ScanState {
         }
     }
 
-    fn take_message(&mut self, m: &super::lines::RawMessage<'_>, fields: &Fields<'_>) {
-        let role = m.role();
-        if role == Some("assistant")
-            && let Some(u) = m.usage()
-        {
+    /// Tokens and cost, from the entries the session reader keeps (as the tree view counts them).
+    fn take_usage(&mut self, ty: Option<&str>, fields: &Fields<'_>) {
+        let usage = match ty {
+            Some("usage") => fields.usage(),
+            Some("message") => {
+                fields.message().filter(|m| m.role() == Some("assistant")).and_then(|m| m.usage())
+            }
+            _ => None,
+        };
+        if let Some(u) = usage {
             self.usage.add(&u);
         }
+    }
+
+    fn take_message(&mut self, m: &super::lines::RawMessage<'_>, fields: &Fields<'_>) {
+        let role = m.role();
         if !matches!(role, Some("user" | "assistant")) || !m.has_content() {
             return;
         }
@@ -227,31 +236,32 @@ impl ScanState {
         }
     }
 
-    /// Branch-tip bookkeeping and id damage.
-    fn take_tree_position(&mut self, obj: &Object<'_>, pass: &mut Pass) {
+    /// Branch-tip bookkeeping and id damage; whether the session reader keeps the entry (it
+    /// drops one without a string id, and a repeated id, in a v2+ file).
+    fn take_tree_position(&mut self, obj: &Object<'_>, pass: &mut Pass) -> bool {
         if self.is_v1() {
             self.v1_entries += 1;
-            return;
+            return true;
         }
         let Id::Str(id) = &obj.id else {
             self.unreadable += 1;
-            return;
+            return false;
         };
         let h = id_hash(id);
         if !pass.seen.insert(h) {
             self.unreadable += 1;
-            return;
+            return false;
         }
         if !self.dangling.remove(&h) {
             self.tips.insert(h);
         }
-        let Some(parent) = obj.parent_id.as_deref().filter(|p| *p != id.as_ref()) else {
-            return;
-        };
-        let ph = id_hash(parent);
-        if !self.tips.remove(&ph) && !pass.seen.contains(&ph) {
-            self.dangling.insert(ph);
+        if let Some(parent) = obj.parent_id.as_deref().filter(|p| *p != id.as_ref()) {
+            let ph = id_hash(parent);
+            if !self.tips.remove(&ph) && !pass.seen.contains(&ph) {
+                self.dangling.insert(ph);
+            }
         }
+        true
     }
 }
 
@@ -527,6 +537,25 @@ mod tests {
         assert_eq!(s.resume.state.message_count, 1);
         assert_eq!(s.state().message_count, 2);
         assert_eq!(s.resume.offset as usize, body.rfind('\n').unwrap() + 1);
+    }
+
+    /// pi's fields count a line whatever its id; tokens count only the entries the tree has.
+    #[test]
+    fn tokens_come_from_the_entries_the_session_reader_keeps() {
+        let usage = |id: &str| {
+            format!(
+                r#"{{"type":"usage","{id}":"u1","parentId":"a","usage":{{"input":10,"output":1,"cost":{{"total":0.5}}}}}}"#
+            )
+        };
+        let body =
+            [HEADER.to_string(), msg("a", None, "user", "x", 1), usage("id"), usage("id"), usage(",,id")]
+                .join("\n");
+        let s = scan_bytes((body + "\n").as_bytes());
+        assert_eq!(s.state().unreadable, 2, "a repeated id and a line without one");
+        assert_eq!((s.state().usage.input, s.state().usage.cost), (10.0, 0.5));
+        let lost_id = msg("b", Some("a"), "user", "y", 2).replace(r#""id":"b""#, r#""xid":"b""#);
+        let s = scan_bytes(format!("{HEADER}\n{}\n{lost_id}\n", msg("a", None, "user", "x", 1)).as_bytes());
+        assert_eq!((s.state().message_count, s.state().all_text.as_str()), (2, "x y"), "as pi lists it");
     }
 
     #[test]
