@@ -22,6 +22,62 @@ pub struct Entry {
     pub line: u32,
     /// Byte range of the line in the file, without its line terminator.
     pub span: Range<u64>,
+    /// What the tree view's walks ask of every entry, read from `kind` when the entry is made.
+    pub traits: Traits,
+}
+
+/// What the tree view's walks over every entry ask (the role, pi's "empty assistant", tool
+/// calls), kept in the entry itself: a walk over 100,000 entries then reads no message, each of
+/// which is a separate allocation and a cache miss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Traits(u8);
+
+impl Traits {
+    const USER: u8 = 1;
+    const ASSISTANT: u8 = 2;
+    const TOOL_RESULT: u8 = 4;
+    const EMPTY_ASSISTANT: u8 = 8;
+    const TOOL_CALLS: u8 = 16;
+
+    pub fn of(kind: &Kind) -> Traits {
+        let Kind::Message(m) = kind else {
+            return Traits(0);
+        };
+        let role = match m.role.as_str() {
+            "user" => Traits::USER,
+            "assistant" => Traits::ASSISTANT,
+            "toolResult" => Traits::TOOL_RESULT,
+            _ => 0,
+        };
+        let empty = role == Traits::ASSISTANT
+            && matches!(m.stop_reason.as_deref(), None | Some("stop") | Some("toolUse"))
+            && m.text.is_complete()
+            && m.text.head.trim().is_empty();
+        let calls = role == Traits::ASSISTANT && !m.tool_calls.is_empty();
+        Traits(
+            role | if empty { Traits::EMPTY_ASSISTANT } else { 0 }
+                | if calls { Traits::TOOL_CALLS } else { 0 },
+        )
+    }
+
+    pub fn is_user(self) -> bool {
+        self.0 & Traits::USER != 0
+    }
+
+    pub fn is_tool_result(self) -> bool {
+        self.0 & Traits::TOOL_RESULT != 0
+    }
+
+    /// An assistant message with no text that stopped normally (or while calling a tool): pi's
+    /// tree hides it in every mode unless it is the leaf.
+    pub fn is_empty_assistant(self) -> bool {
+        self.0 & Traits::EMPTY_ASSISTANT != 0
+    }
+
+    /// An assistant message with tool calls.
+    pub fn has_tool_calls(self) -> bool {
+        self.0 & Traits::TOOL_CALLS != 0
+    }
 }
 
 /// What kind of entry this is, with the fields the views and the graph need.
@@ -312,5 +368,36 @@ impl Entry {
             Kind::Usage { usage, .. } => usage.as_ref(),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn traits(role: &str, text: &str, stop: Option<&str>, calls: usize) -> Traits {
+        let message = Message {
+            role: role.into(),
+            text: TextHead::new(text),
+            stop_reason: stop.map(Text::from),
+            tool_calls: vec![ToolCall::default(); calls],
+            ..Message::default()
+        };
+        Traits::of(&Kind::Message(Box::new(message)))
+    }
+
+    #[test]
+    fn traits_read_the_role_the_empty_assistant_rule_and_tool_calls() {
+        assert!(traits("user", "hi", None, 0).is_user());
+        assert!(traits("toolResult", "", None, 0).is_tool_result());
+        for stop in [None, Some("stop"), Some("toolUse")] {
+            assert!(traits("assistant", " \n", stop, 1).is_empty_assistant(), "{stop:?}");
+        }
+        assert!(!traits("assistant", " \n", Some("error"), 0).is_empty_assistant());
+        assert!(!traits("assistant", "done", None, 0).is_empty_assistant());
+        assert!(!traits("user", "", None, 0).is_empty_assistant());
+        assert!(traits("assistant", "", None, 2).has_tool_calls());
+        assert!(!traits("assistant", "x", None, 0).has_tool_calls());
+        assert_eq!(Traits::of(&Kind::Label { target_id: String::new(), label: None }), Traits::default());
     }
 }

@@ -93,11 +93,10 @@ impl FilterMode {
 
     /// Whether the mode shows `entry` (before search and folds).
     fn shows(self, entry: &Entry, labeled: impl FnOnce() -> bool) -> bool {
-        let role = entry.role();
         match self {
             FilterMode::Default => !hidden_by_default(entry),
-            FilterMode::NoTools => !hidden_by_default(entry) && role != Some("toolResult"),
-            FilterMode::UserOnly => role == Some("user"),
+            FilterMode::NoTools => !hidden_by_default(entry) && !entry.traits.is_tool_result(),
+            FilterMode::UserOnly => entry.traits.is_user(),
             FilterMode::LabeledOnly => labeled(),
             FilterMode::All => true,
         }
@@ -118,18 +117,6 @@ impl FromStr for FilterMode {
 /// bookkeeping entries `usage` and `context_edit`: hidden by the default filter.
 fn hidden_by_default(entry: &Entry) -> bool {
     entry.is_settings() || matches!(entry.kind, Kind::Usage { .. } | Kind::ContextEdit { .. })
-}
-
-/// An assistant message with no text that stopped normally (or while calling a tool): hidden in
-/// every mode unless it is the leaf.
-fn is_empty_assistant(entry: &Entry) -> bool {
-    let Some(m) = entry.message() else {
-        return false;
-    };
-    m.role == "assistant"
-        && matches!(m.stop_reason.as_deref(), None | Some("stop") | Some("toolUse"))
-        && m.text.is_complete()
-        && m.text.head.trim().is_empty()
 }
 
 /// Entries that add nothing to the model's context and carry no conversation: a leaf of this kind
@@ -272,7 +259,7 @@ impl Rows {
         let entries = session.entries();
         let visible = |ix: Ix| {
             let e = &entries[ix as usize];
-            (Some(ix) == forest.leaf || !is_empty_assistant(e))
+            (Some(ix) == forest.leaf || !e.traits.is_empty_assistant())
                 && filter.mode.shows(e, || session.graph.label_of(&e.id).is_some())
                 && filter.matches.is_none_or(|m| m[ix as usize])
         };

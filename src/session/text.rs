@@ -95,12 +95,10 @@ impl ToolCalls {
         let hasher = foldhash::fast::RandomState::default();
         let mut calls = Vec::new();
         for &ix in order {
-            let Some(m) = entries[ix as usize].message() else {
+            let entry = &entries[ix as usize];
+            let Some(m) = entry.message().filter(|_| entry.traits.has_tool_calls()) else {
                 continue;
             };
-            if m.role != "assistant" {
-                continue;
-            }
             for (n, call) in m.tool_calls.iter().enumerate() {
                 calls.push((hasher.hash_one(call.id.as_str()), calls.len() as u32, ix, n as u32));
             }
@@ -309,7 +307,7 @@ pub fn head_text(entry: &Entry) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::entry::{TextHead, ToolArgs};
+    use crate::session::entry::{TextHead, ToolArgs, Traits};
 
     fn call(name: &str, args: ToolArgs) -> ToolCall {
         ToolCall { id: "c1".into(), name: name.into(), args }
@@ -390,6 +388,7 @@ mod tests {
             parent_id: None,
             timestamp: Default::default(),
             time_ms: None,
+            traits: Traits::of(&kind),
             kind,
             line: 2,
             span: 0..0,
