@@ -9,7 +9,7 @@ use std::path::Path;
 use color_eyre::eyre::{Result, WrapErr, eyre};
 use serde_json::Value;
 
-use super::line::{has_lone_surrogate_escape, replace_lone_surrogates};
+use super::line::{has_lone_surrogate_escape, replace_lone_surrogates, value_as_javascript_reads_it};
 
 /// Open `path` for reading only if it is a regular file. A FIFO, a device or a folder in a
 /// session's place would otherwise block the reader forever or read endlessly; the file is opened
@@ -34,14 +34,14 @@ pub fn read_span(path: &Path, span: &Range<u64>) -> Result<Vec<u8>> {
 }
 
 /// Parse one line's bytes as JSON the way pitree's reader does (lossy UTF-8, BOM and lone
-/// surrogates tolerated).
+/// surrogates tolerated, a number too large for a double read as the largest double).
 pub fn parse_json(bytes: &[u8]) -> Result<Value> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim();
-    serde_json::from_str(text).or_else(|e| {
+    value_as_javascript_reads_it(text).or_else(|e| {
         if has_lone_surrogate_escape(text.as_bytes()) {
-            serde_json::from_str(&replace_lone_surrogates(text)).wrap_err("entry JSON is malformed")
+            value_as_javascript_reads_it(&replace_lone_surrogates(text)).wrap_err("entry JSON is malformed")
         } else {
             Err(eyre!(e)).wrap_err("entry JSON is malformed")
         }
@@ -81,5 +81,27 @@ pub fn entry_text(entry: &Value) -> Option<String> {
             entry.get("summary").and_then(Value::as_str).map(str::to_string)
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entry the session reader keeps reads back whole too: a number too large for a double
+    /// (the reader keeps the line, as JSON.parse does), also next to a lone surrogate.
+    #[test]
+    fn entries_read_back_as_the_session_reader_reads_them() {
+        let huge =
+            br#"{"type":"message","id":"a","message":{"role":"user","content":"hi","timestamp":17e999}}"#;
+        assert_eq!(parse_json(huge).unwrap()["message"]["timestamp"], f64::MAX);
+        let both =
+            br#"{"type":"message","id":"a","message":{"role":"user","content":"\ud800","timestamp":-1e999}}"#;
+        let v = parse_json(both).unwrap();
+        assert_eq!(
+            (v["message"]["content"].as_str(), v["message"]["timestamp"].as_f64()),
+            (Some("\u{fffd}"), Some(f64::MIN))
+        );
+        assert!(parse_json(br#"{"type":"message","id":"a","x":1e999"#).is_err());
     }
 }
