@@ -260,11 +260,36 @@ pub struct Message {
 }
 
 /// A tool call inside an assistant message, with the arguments pi's row text uses.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
     pub id: Text,
     pub name: Text,
     pub args: ToolArgs,
+    /// [`ToolCall::hash_id`] of `id`, taken when the call is parsed, so that indexing the calls
+    /// of a big session reads no id.
+    id_hash: u64,
+}
+
+impl ToolCall {
+    pub fn new(id: Text, name: Text, args: ToolArgs) -> ToolCall {
+        ToolCall { id_hash: ToolCall::hash_id(&id), id, name, args }
+    }
+
+    pub fn id_hash(&self) -> u64 {
+        self.id_hash
+    }
+
+    /// The hash tool calls are looked up by.
+    pub fn hash_id(id: &str) -> u64 {
+        use std::hash::BuildHasher;
+        foldhash::fast::FixedState::default().hash_one(id)
+    }
+}
+
+impl Default for ToolCall {
+    fn default() -> Self {
+        ToolCall::new(Text::default(), Text::default(), ToolArgs::default())
+    }
 }
 
 /// The arguments of a tool call that row texts and branch-summary drafts use.

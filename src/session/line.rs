@@ -505,11 +505,7 @@ impl Content<'_> {
         blocks
             .iter()
             .filter(|b| b.ty.0.as_deref() == Some("toolCall"))
-            .map(|b| ToolCall {
-                id: s(&b.id),
-                name: s(&b.name),
-                args: b.arguments.map(tool_args).unwrap_or_default(),
-            })
+            .map(|b| ToolCall::new(s(&b.id), s(&b.name), b.arguments.map(tool_args).unwrap_or_default()))
             .collect()
     }
 }

@@ -7,8 +7,6 @@
 //! entry types pi 1.6.0 added (`usage`, `context_edit`) and unknown types get a generic row text
 //! instead of an empty one.
 
-use std::hash::BuildHasher;
-
 use super::entry::{Entry, Kind, Message, ToolCall};
 use super::graph::Ix;
 use super::line::format_number;
@@ -86,13 +84,11 @@ impl RowText {
 pub struct ToolCalls {
     /// `(hash of the id, order of insertion, entry, call within the entry)`, sorted.
     calls: Vec<(u64, u32, Ix, u32)>,
-    hasher: foldhash::fast::RandomState,
 }
 
 impl ToolCalls {
     /// Index the tool calls of the assistant messages among `order`.
     pub fn build(entries: &[Entry], order: &[Ix]) -> ToolCalls {
-        let hasher = foldhash::fast::RandomState::default();
         let mut calls = Vec::new();
         for &ix in order {
             let entry = &entries[ix as usize];
@@ -100,16 +96,16 @@ impl ToolCalls {
                 continue;
             };
             for (n, call) in m.tool_calls.iter().enumerate() {
-                calls.push((hasher.hash_one(call.id.as_str()), calls.len() as u32, ix, n as u32));
+                calls.push((call.id_hash(), calls.len() as u32, ix, n as u32));
             }
         }
         calls.sort_unstable();
-        ToolCalls { calls, hasher }
+        ToolCalls { calls }
     }
 
     /// The call with this id.
     pub fn get<'a>(&self, entries: &'a [Entry], id: &str) -> Option<&'a ToolCall> {
-        let hash = self.hasher.hash_one(id);
+        let hash = ToolCall::hash_id(id);
         let same_hash =
             self.calls.partition_point(|c| c.0 < hash)..self.calls.partition_point(|c| c.0 <= hash);
         self.calls[same_hash]
@@ -310,7 +306,7 @@ mod tests {
     use crate::session::entry::{TextHead, ToolArgs, Traits};
 
     fn call(name: &str, args: ToolArgs) -> ToolCall {
-        ToolCall { id: "c1".into(), name: name.into(), args }
+        ToolCall::new("c1".into(), name.into(), args)
     }
 
     #[test]

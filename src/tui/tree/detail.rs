@@ -244,11 +244,11 @@ fn block_lines(block: &Value, home: Option<&str>, out: &mut Vec<Line>) {
         }
         "toolCall" => {
             let args = &block["arguments"];
-            let call = ToolCall {
-                id: Default::default(),
-                name: block["name"].as_str().unwrap_or("").into(),
-                args: crate::session::tool_args::of_value(args),
-            };
+            let call = ToolCall::new(
+                Default::default(),
+                block["name"].as_str().unwrap_or("").into(),
+                crate::session::tool_args::of_value(args),
+            );
             out.push(line(Tone::Muted, format!("→ {}", format_tool_call(&call, home))));
             push_text(out, Tone::Dim, &serde_json::to_string_pretty(args).unwrap_or_default());
         }
