@@ -1,9 +1,10 @@
 //! A fast pass over one long JSON line before serde reads it: it checks the insides of every string
 //! (no raw control characters, only JSON's escapes) 64 bytes at a time, and copies the line with
-//! the middle of each very long string left out when pitree only ever reads the start of that
-//! string (texts, thinking, images, tool output). serde then checks the rest of the grammar on a
-//! line a fraction of the size, so a 1 MB tool output costs one vector scan instead of serde's
-//! byte-by-byte walk.
+//! very long strings left out, as its reader asks ([`Cut`]): the session reader keeps the start
+//! of the strings it only reads the start of (texts, thinking, images, tool output), the listing
+//! drops the values it does not read at all, or every long string of a line it only checks. serde
+//! then checks the rest of the grammar on a line a fraction of the size, so a 1 MB tool output
+//! costs one vector scan instead of serde's byte-by-byte walk.
 //!
 //! The shortened line is valid JSON exactly when the original is: only string contents that this
 //! pass has checked are left out, the cut never splits an escape, a UTF-8 character or a surrogate
