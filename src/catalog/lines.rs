@@ -31,8 +31,8 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::session::entry::Usage;
 use crate::session::line::{
-    format_number, has_lone_surrogate_escape, is_falsy, is_number_out_of_range, replace_lone_surrogates,
-    trim_ascii, value_as_javascript_reads_it,
+    format_number, has_lone_surrogate_escape, is_falsy, is_number_out_of_range, trim_ascii,
+    value_as_javascript_reads_it,
 };
 use crate::session::loose::{Loose, LooseNum, Obj, RawUsage, ReadSeq, ScalarVisitor};
 use crate::session::skim::{self, Cut};
@@ -114,18 +114,7 @@ fn is_plain_syntax_error(e: &serde_json::Error, line: &[u8]) -> bool {
 /// The line the typed struct rejected: lossy UTF-8, lone surrogates as U+FFFD, duplicate keys
 /// resolved the way `JSON.parse` does (the last wins), then classified.
 fn slow_path<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
-    let text = String::from_utf8_lossy(line);
-    let repaired;
-    let text: &str = if has_lone_surrogate_escape(text.as_bytes()) {
-        repaired = replace_lone_surrogates(&text);
-        &repaired
-    } else {
-        &text
-    };
-    if let Ok(fields) = serde_json::from_str::<Fields>(text) {
-        return f(Parsed::Object(fields.into_object()));
-    }
-    let normalized = match value_as_javascript_reads_it(text) {
+    let normalized = match value_as_javascript_reads_it(&String::from_utf8_lossy(line)) {
         Ok(value @ serde_json::Value::Object(_)) => value.to_string(),
         Ok(value) => return f(Parsed::NotAnObject { falsy: is_falsy(&value) }),
         Err(_) => return f(Parsed::Malformed),

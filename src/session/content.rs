@@ -6,10 +6,10 @@ use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::Path;
 
-use color_eyre::eyre::{Result, WrapErr, eyre};
+use color_eyre::eyre::{Result, WrapErr};
 use serde_json::Value;
 
-use super::line::{has_lone_surrogate_escape, replace_lone_surrogates, value_as_javascript_reads_it};
+use super::line::value_as_javascript_reads_it;
 
 /// Open `path` for reading only if it is a regular file. A FIFO, a device or a folder in a
 /// session's place would otherwise block the reader forever or read endlessly; the file is opened
@@ -39,13 +39,7 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim();
-    value_as_javascript_reads_it(text).or_else(|e| {
-        if has_lone_surrogate_escape(text.as_bytes()) {
-            value_as_javascript_reads_it(&replace_lone_surrogates(text)).wrap_err("entry JSON is malformed")
-        } else {
-            Err(eyre!(e)).wrap_err("entry JSON is malformed")
-        }
-    })
+    value_as_javascript_reads_it(text).wrap_err("entry JSON is malformed")
 }
 
 /// The full JSON of the entry at `span`.

@@ -86,13 +86,6 @@ pub fn trim_ascii(bytes: &[u8]) -> &[u8] {
 /// accepts) become U+FFFD, fields of an unexpected shape are dropped, and what still fails is
 /// classified as a non-object value or as malformed.
 fn parse_unusual(text: &str, line_no: u32, span: std::ops::Range<u64>) -> Line {
-    let repaired;
-    let text = if has_lone_surrogate_escape(text.as_bytes()) {
-        repaired = replace_lone_surrogates(text);
-        repaired.as_str()
-    } else {
-        text
-    };
     let mut value = match value_as_javascript_reads_it(text) {
         Ok(serde_json::Value::Object(map)) => serde_json::Value::Object(map),
         Ok(v) if is_falsy(&v) => return Line::Falsy,
@@ -107,10 +100,18 @@ fn parse_unusual(text: &str, line_no: u32, span: std::ops::Range<u64>) -> Line {
     }
 }
 
-/// `text` as a JSON value, reading a number too large for a double the way `JSON.parse` keeps the
-/// line (it reads Infinity, which JSON cannot hold): as the largest double of that sign. serde
+/// `text` as a JSON value, read where serde and `JSON.parse` differ the way `JSON.parse` keeps the
+/// line: a lone surrogate escape as U+FFFD (as pitree shows it), a number too large for a double
+/// (Infinity to JavaScript, which JSON cannot hold) as the largest double of that sign. serde
 /// rejects such a number, so the line is read again with those numbers written so.
 pub fn value_as_javascript_reads_it(text: &str) -> serde_json::Result<serde_json::Value> {
+    let repaired;
+    let text = if has_lone_surrogate_escape(text.as_bytes()) {
+        repaired = replace_lone_surrogates(text);
+        repaired.as_str()
+    } else {
+        text
+    };
     match serde_json::from_str(text) {
         Err(e) if is_number_out_of_range(&e) => serde_json::from_str(&clamp_huge_numbers(text)),
         other => other,
@@ -217,7 +218,7 @@ pub fn has_lone_surrogate_escape(b: &[u8]) -> bool {
 }
 
 /// Replace every surrogate escape that is not part of a valid pair with `\uFFFD`.
-pub fn replace_lone_surrogates(text: &str) -> String {
+fn replace_lone_surrogates(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
