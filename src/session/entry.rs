@@ -22,8 +22,8 @@ pub struct Entry {
     pub line: u32,
     /// Byte range of the line in the file, without its line terminator.
     pub span: Range<u64>,
-    /// What the tree view's walks ask of every entry, read from `kind` when the entry is made.
-    pub traits: Traits,
+    /// What the tree view's walks ask of every entry, read from `kind` by [`Entry::new`].
+    traits: Traits,
 }
 
 /// What the tree view's walks over every entry ask (the role, pi's "empty assistant", tool
@@ -345,6 +345,22 @@ impl Usage {
 }
 
 impl Entry {
+    pub fn new(
+        id: Text,
+        parent_id: Option<Text>,
+        timestamp: Text,
+        time_ms: Option<i64>,
+        kind: Kind,
+        line: u32,
+        span: Range<u64>,
+    ) -> Entry {
+        Entry { id, parent_id, timestamp, time_ms, traits: Traits::of(&kind), kind, line, span }
+    }
+
+    pub fn traits(&self) -> Traits {
+        self.traits
+    }
+
     /// The entry's `type` as written in the file.
     pub fn type_name(&self) -> &str {
         match &self.kind {

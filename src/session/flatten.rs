@@ -95,8 +95,8 @@ impl FilterMode {
     fn shows(self, entry: &Entry, labeled: impl FnOnce() -> bool) -> bool {
         match self {
             FilterMode::Default => !hidden_by_default(entry),
-            FilterMode::NoTools => !hidden_by_default(entry) && !entry.traits.is_tool_result(),
-            FilterMode::UserOnly => entry.traits.is_user(),
+            FilterMode::NoTools => !hidden_by_default(entry) && !entry.traits().is_tool_result(),
+            FilterMode::UserOnly => entry.traits().is_user(),
             FilterMode::LabeledOnly => labeled(),
             FilterMode::All => true,
         }
@@ -259,7 +259,7 @@ impl Rows {
         let entries = session.entries();
         let visible = |ix: Ix| {
             let e = &entries[ix as usize];
-            (Some(ix) == forest.leaf || !e.traits.is_empty_assistant())
+            (Some(ix) == forest.leaf || !e.traits().is_empty_assistant())
                 && filter.mode.shows(e, || session.graph.label_of(&e.id).is_some())
                 && filter.matches.is_none_or(|m| m[ix as usize])
         };

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::entry::{Entry, HeadBuilder, Kind, Message, Text, TextHead, ToolCall, Traits};
+use super::entry::{Entry, HeadBuilder, Kind, Message, Text, TextHead, ToolCall};
 use super::literal::{LooseLiteral, push_literal};
 pub use super::loose::format_number;
 use super::loose::{Loose, LooseNum, LooseVisitor, Obj, RawUsage, Scalar, loose_bool};
@@ -272,17 +272,9 @@ fn build(raw: RawLine<'_>, line_no: u32, span: std::ops::Range<u64>) -> Line {
     let timestamp = Text::from(raw.timestamp.0.as_deref().unwrap_or(""));
     let time_ms = parse_time_ms(&timestamp);
     let kind = kind(ty, &raw);
-    let traits = Traits::of(&kind);
-    let entry = Entry {
-        id: id.clone().unwrap_or_default(),
-        parent_id: raw.parent_id.0.as_deref().map(Text::from),
-        timestamp,
-        time_ms,
-        kind,
-        line: line_no,
-        span,
-        traits,
-    };
+    let parent_id = raw.parent_id.0.as_deref().map(Text::from);
+    let entry =
+        Entry::new(id.clone().unwrap_or_default(), parent_id, timestamp, time_ms, kind, line_no, span);
     match id {
         Some(_) => Line::Entry(entry),
         None => Line::NoId(entry),

@@ -92,7 +92,7 @@ impl ToolCalls {
         let mut calls = Vec::new();
         for &ix in order {
             let entry = &entries[ix as usize];
-            let Some(m) = entry.message().filter(|_| entry.traits.has_tool_calls()) else {
+            let Some(m) = entry.message().filter(|_| entry.traits().has_tool_calls()) else {
                 continue;
             };
             for (n, call) in m.tool_calls.iter().enumerate() {
@@ -303,7 +303,7 @@ pub fn head_text(entry: &Entry) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::entry::{TextHead, ToolArgs, Traits};
+    use crate::session::entry::{TextHead, ToolArgs};
 
     fn call(name: &str, args: ToolArgs) -> ToolCall {
         ToolCall::new("c1".into(), name.into(), args)
@@ -379,16 +379,7 @@ mod tests {
     }
 
     fn entry(kind: Kind) -> Entry {
-        Entry {
-            id: "e1".into(),
-            parent_id: None,
-            timestamp: Default::default(),
-            time_ms: None,
-            traits: Traits::of(&kind),
-            kind,
-            line: 2,
-            span: 0..0,
-        }
+        Entry::new("e1".into(), None, Default::default(), None, kind, 2, 0..0)
     }
 
     #[test]
