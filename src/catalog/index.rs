@@ -48,7 +48,7 @@
 //! writing (the other is writing an index of the same files). Readers never lock: they see the
 //! old file or the new one.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -82,8 +82,9 @@ pub struct Record {
     pub meta: FileMeta,
     /// Where the scan stopped (after the last complete line) and its state there.
     pub resume: Resume,
-    /// The state including an unterminated last line, if there was one.
-    pub tail: Option<ScanState>,
+    /// The state including an unterminated last line, if there was one (rare: boxed, so that the
+    /// thousands of records a listing moves stay small).
+    pub tail: Option<Box<ScanState>>,
     pub fingerprint: Fingerprint,
     /// How far an equal change key proves the record right (see the module docs).
     pub trust: Trust,
@@ -160,7 +161,7 @@ pub const RACY_NS: i64 = 100_000_000;
 impl Record {
     /// The state the summary is made from.
     pub fn state(&self) -> &ScanState {
-        self.tail.as_ref().unwrap_or(&self.resume.state)
+        self.tail.as_deref().unwrap_or(&self.resume.state)
     }
 
     /// Where the resume text of this record is, for continuing it without reading it.
@@ -277,6 +278,8 @@ pub fn index_path(cache_dir: &Path, root: &Path) -> PathBuf {
 pub struct Index {
     /// Keyed by the file's path.
     pub records: FastMap<OsString, Record>,
+    /// The paths of the records in file order (the texts name their record by its place).
+    order: Vec<OsString>,
     /// Where the texts still to load are, when they were not loaded with the records.
     pending_texts: Option<PendingTexts>,
 }
@@ -290,8 +293,9 @@ struct PendingTexts {
     refs: Vec<TextOf>,
 }
 
-/// A text of the texts section: the record (by path) and state it belongs to, and where it is.
-type TextOf = (OsString, Slot, TextRef);
+/// A text of the texts section: the record (by its place in the file) and state it belongs to, and
+/// where it is.
+type TextOf = (usize, Slot, TextRef);
 
 /// Which state of a record a text belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -319,11 +323,12 @@ impl Index {
     /// caller starts from an empty index).
     pub fn load(path: &Path, with_texts: bool) -> Result<Index> {
         let (list, pending) = read_index(path)?;
+        let order: Vec<OsString> = list.iter().map(|r| r.path.clone().into_os_string()).collect();
         let mut records = FastMap::with_capacity_and_hasher(list.len(), Default::default());
-        for record in list {
-            records.insert(record.path.clone().into_os_string(), record);
+        for (record, key) in list.into_iter().zip(&order) {
+            records.insert(key.clone(), record);
         }
-        let mut index = Index { records, pending_texts: Some(pending) };
+        let mut index = Index { records, order, pending_texts: Some(pending) };
         if with_texts {
             index.load_texts()?;
         }
@@ -336,12 +341,13 @@ impl Index {
         let (list, pending) = read_index(path)?;
         let mut by_path = FastMap::with_capacity_and_hasher(list.len(), Default::default());
         for (i, record) in list.iter().enumerate() {
-            by_path.insert(record.path.clone().into_os_string(), i);
+            by_path.insert(path_key(&record.path), i);
         }
         let mut slots: Vec<Option<Record>> = list.into_iter().map(Some).collect();
-        // A later record of the same path replaces an earlier one, as in the map.
+        // A later record of the same path (or, as rarely as a 64-bit hash collides, of another
+        // path with the same key, which is then read again) replaces an earlier one, as in the map.
         for (i, slot) in slots.iter_mut().enumerate() {
-            if slot.as_ref().is_some_and(|r| by_path.get(r.path.as_os_str()) != Some(&i)) {
+            if slot.as_ref().is_some_and(|r| by_path.get(&path_key(&r.path)) != Some(&i)) {
                 *slot = None;
             }
         }
@@ -360,8 +366,9 @@ impl Index {
     /// Load the texts that [`Index::load`] left on disk.
     pub fn load_texts(&mut self) -> Result<()> {
         if let Some(pending) = self.pending_texts.take() {
-            for ((path, slot, _), text) in pending.refs.iter().zip(read_texts(&pending)?) {
-                set_text(self.records.get_mut(path), *slot, text)?;
+            for ((place, slot, _), text) in pending.refs.iter().zip(read_texts(&pending)?) {
+                let record = self.order.get(*place).and_then(|path| self.records.get_mut(path));
+                set_text(record, *slot, text)?;
             }
         }
         Ok(())
@@ -376,7 +383,9 @@ impl Index {
     /// disk, to read later; `None` when the texts are loaded. A record's text is the one of the
     /// state its summary is made from ([`Record::state`]).
     pub fn defer_texts(&mut self, records: &[Record]) -> Option<TextsOnDisk> {
-        Some(defer(self.pending_texts.take()?, records))
+        let places: FastMap<&OsStr, usize> =
+            self.order.iter().enumerate().map(|(i, path)| (path.as_os_str(), i)).collect();
+        Some(defer(self.pending_texts.take()?, records, |r| places.get(r.path.as_os_str()).copied()))
     }
 
     /// Write `records` to `path` atomically (see the module docs). `source` is the texts file the
@@ -537,14 +546,14 @@ impl TextsFile {
             return Ok(Plan::Write {
                 prefix: prefix.pieces.clone(),
                 resume: Some(after(&r.resume.state)),
-                tail: r.tail.as_ref().map(after),
+                tail: r.tail.as_deref().map(after),
             });
         }
         if let Some(prefix) = &r.prefix {
             let before = read(prefix.texts_id, &prefix.pieces)?;
             let whole =
                 |state: &ScanState| format!("{before}{}", joined_after(before.is_empty(), &state.all_text));
-            let (resume, tail) = (Some(whole(&r.resume.state)), r.tail.as_ref().map(whole));
+            let (resume, tail) = (Some(whole(&r.resume.state)), r.tail.as_deref().map(whole));
             return Ok(Plan::Write { prefix: Vec::new(), resume, tail });
         }
         let (resume, tail) = match &r.stored {
@@ -634,14 +643,16 @@ impl TextSource<'_> {
 pub(crate) struct Records {
     /// `None` once taken (or replaced by a later record of the same path).
     slots: Vec<Option<Record>>,
-    by_path: FastMap<OsString, usize>,
+    /// The slot of each path, by [`path_key`] (so no path is copied).
+    by_path: FastMap<u64, usize>,
     pending_texts: Option<PendingTexts>,
 }
 
 impl Records {
     /// The slot of the record of `path`.
-    pub(crate) fn find(&self, path: &std::ffi::OsStr) -> Option<usize> {
-        self.by_path.get(path).copied().filter(|&i| self.slots[i].is_some())
+    pub(crate) fn find(&self, path: &OsStr) -> Option<usize> {
+        let slot = self.by_path.get(&path_key(Path::new(path))).copied()?;
+        self.slots[slot].as_ref().is_some_and(|r| r.path.as_os_str() == path).then_some(slot)
     }
 
     pub(crate) fn get(&self, slot: usize) -> Option<&Record> {
@@ -657,6 +668,16 @@ impl Records {
         self.slots.iter().flatten()
     }
 
+    /// The records not taken, with their slots.
+    pub(crate) fn remaining_slots(&self) -> impl Iterator<Item = (usize, &Record)> {
+        self.slots.iter().enumerate().filter_map(|(i, r)| Some((i, r.as_ref()?)))
+    }
+
+    /// How many slots there are (taken or not).
+    pub(crate) fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
     pub(crate) fn clear(&mut self) {
         self.slots.clear();
         self.by_path.clear();
@@ -669,9 +690,8 @@ impl Records {
     /// [`Index::load_texts`].
     pub(crate) fn load_texts(&mut self) -> Result<()> {
         if let Some(pending) = self.pending_texts.take() {
-            for ((path, slot, _), text) in pending.refs.iter().zip(read_texts(&pending)?) {
-                let record = self.by_path.get(path).and_then(|&i| self.slots[i].as_mut());
-                set_text(record, *slot, text)?;
+            for ((place, slot, _), text) in pending.refs.iter().zip(read_texts(&pending)?) {
+                set_text(self.slots.get_mut(*place).and_then(Option::as_mut), *slot, text)?;
             }
         }
         Ok(())
@@ -694,7 +714,9 @@ impl Records {
 
     /// [`Index::defer_texts`].
     pub(crate) fn defer_texts(&mut self, records: &[Record]) -> Option<TextsOnDisk> {
-        Some(defer(self.pending_texts.take()?, records))
+        // A record taken from here has its own slot under its key.
+        let by_path = &self.by_path;
+        Some(defer(self.pending_texts.take()?, records, |r| by_path.get(&path_key(&r.path)).copied()))
     }
 
     /// The texts file the records were read with, while their texts are not in memory.
@@ -703,20 +725,31 @@ impl Records {
     }
 }
 
-/// The texts of `records` in `pending`.
-fn defer(pending: PendingTexts, records: &[Record]) -> TextsOnDisk {
-    let slots: FastMap<&std::ffi::OsStr, Slot> = records
+/// The texts of `records` in `pending`; `place` tells where a record is in the index file.
+fn defer(pending: PendingTexts, records: &[Record], place: impl Fn(&Record) -> Option<usize>) -> TextsOnDisk {
+    let states: FastMap<usize, (Slot, &Path)> = records
         .iter()
-        .map(|r| (r.path.as_os_str(), if r.tail.is_some() { Slot::Tail } else { Slot::Resume }))
+        .filter_map(|r| {
+            let slot = if r.tail.is_some() { Slot::Tail } else { Slot::Resume };
+            Some((place(r)?, (slot, r.path.as_path())))
+        })
         .collect();
-    let wanted = pending
-        .refs
-        .iter()
-        .enumerate()
-        .filter(|(_, (path, slot, _))| slots.get(path.as_os_str()) == Some(slot))
-        .map(|(i, _)| i)
-        .collect();
-    TextsOnDisk { pending, wanted }
+    let mut wanted = Vec::new();
+    let mut paths = FastMap::default();
+    for (i, (place, slot, _)) in pending.refs.iter().enumerate() {
+        if let Some((wanted_slot, path)) = states.get(place)
+            && wanted_slot == slot
+        {
+            wanted.push(i);
+            paths.entry(*place).or_insert_with(|| path.as_os_str().to_os_string());
+        }
+    }
+    TextsOnDisk { pending, wanted, paths }
+}
+
+/// The key a path is found by in [`Records`].
+fn path_key(path: &Path) -> u64 {
+    hash64(path.as_os_str().as_encoded_bytes(), 6)
 }
 
 /// Read and check an index file: its records in file order, and its texts file, opened.
@@ -772,12 +805,14 @@ pub struct TextsOnDisk {
     pending: PendingTexts,
     /// Indexes into `pending.refs`.
     wanted: Vec<usize>,
+    /// The path of each record (by its place) whose texts are wanted.
+    paths: FastMap<usize, OsString>,
 }
 
 impl TextsOnDisk {
     /// The paths whose texts these are.
-    pub fn paths(&self) -> impl Iterator<Item = &std::ffi::OsStr> {
-        let path = |i: usize| self.pending.refs[i].0.as_os_str();
+    pub fn paths(&self) -> impl Iterator<Item = &OsStr> {
+        let path = |i: usize| self.paths[&self.pending.refs[i].0].as_os_str();
         // The pieces of one text are next to each other: each path once.
         let mut last = None;
         self.wanted.iter().map(move |&i| path(i)).filter(move |p| last.replace(*p) != Some(*p))
@@ -788,13 +823,15 @@ impl TextsOnDisk {
     pub fn read(&self) -> Result<Vec<(OsString, String)>> {
         let PendingTexts { file, refs, .. } = &self.pending;
         let mut texts: Vec<(OsString, String)> = Vec::with_capacity(self.wanted.len());
+        let mut last_place = None;
         for &i in &self.wanted {
-            let (path, _, piece) = &refs[i];
+            let (place, _, piece) = &refs[i];
             let piece = read_text(file, piece)?;
             match texts.last_mut() {
-                Some((last, text)) if last == path => text.push_str(&piece),
-                _ => texts.push((path.clone(), piece)),
+                Some((_, text)) if last_place == Some(*place) => text.push_str(&piece),
+                _ => texts.push((self.paths[place].clone(), piece)),
             }
+            last_place = Some(*place);
         }
         Ok(texts)
     }
@@ -1028,13 +1065,13 @@ fn decode_records(b: &[u8], count: u64, texts_id: u64, texts_len: u64) -> Option
             0 => (None, None),
             1 => {
                 let (s, t) = r.state(texts_len)?;
-                (Some(s), Some(t))
+                (Some(Box::new(s)), Some(t))
             }
             _ => return None,
         };
-        let key = path.clone().into_os_string();
-        refs.extend(resume_text.iter().map(|&t| (key.clone(), Slot::Resume, t)));
-        refs.extend(tail_text.iter().flatten().map(|&t| (key.clone(), Slot::Tail, t)));
+        let place = records.len();
+        refs.extend(resume_text.iter().map(|&t| (place, Slot::Resume, t)));
+        refs.extend(tail_text.iter().flatten().map(|&t| (place, Slot::Tail, t)));
         let stored = Some(Stored { texts_id, resume: resume_text, tail: tail_text });
         let resume = Resume { offset, state };
         records.push(Record { path, meta, resume, tail, fingerprint, trust, stored, prefix: None });
@@ -1045,7 +1082,7 @@ fn decode_records(b: &[u8], count: u64, texts_id: u64, texts_len: u64) -> Option
 #[cfg(unix)]
 fn os_string(b: &[u8]) -> Option<std::ffi::OsString> {
     use std::os::unix::ffi::OsStrExt;
-    Some(std::ffi::OsStr::from_bytes(b).to_os_string())
+    Some(OsStr::from_bytes(b).to_os_string())
 }
 
 #[cfg(not(unix))]
@@ -1187,7 +1224,7 @@ mod tests {
             path: PathBuf::from(path),
             meta: FileMeta { len: 10, mtime_ns: -5, dev: 1, ino: 2 },
             resume: Resume { offset: 9, state: state.clone() },
-            tail: Some(ScanState { all_text: format!("{text} more"), ..state }),
+            tail: Some(Box::new(ScanState { all_text: format!("{text} more"), ..state })),
             fingerprint: Fingerprint { head: 7, before_offset: 8 },
             trust: if path.starts_with("/b") { Trust::Recent } else { Trust::Settled },
             stored: None,
@@ -1225,14 +1262,14 @@ mod tests {
         assert_eq!(unstored(&full, "/b.jsonl"), records[1]);
         let mut lazy = Index::load(&path, false).unwrap();
         assert!(!lazy.has_texts());
-        assert_eq!(lazy.records[std::ffi::OsStr::new("/a.jsonl")].resume.state.all_text, "");
+        assert_eq!(lazy.records[OsStr::new("/a.jsonl")].resume.state.all_text, "");
         lazy.load_texts().unwrap();
         assert_eq!(unstored(&lazy, "/a.jsonl"), records[0]);
     }
 
     /// The record of `path` as it was before it was saved.
     fn unstored(index: &Index, path: &str) -> Record {
-        Record { stored: None, ..index.records[std::ffi::OsStr::new(path)].clone() }
+        Record { stored: None, ..index.records[OsStr::new(path)].clone() }
     }
 
     fn texts_len(index: &Path) -> u64 {
@@ -1248,7 +1285,7 @@ mod tests {
         let before = texts_len(&path);
         let lazy = Index::load(&path, false).unwrap();
         let grown = record("/a.jsonl", "a, and more");
-        let kept = &lazy.records[std::ffi::OsStr::new("/b.jsonl")];
+        let kept = &lazy.records[OsStr::new("/b.jsonl")];
         Index::save(&path, [&grown, kept].into_iter(), lazy.text_source()).unwrap();
         let appended = texts_len(&path) - before;
         assert_eq!(

@@ -451,10 +451,9 @@ impl Catalog {
     fn take_summaries(&self, records: Vec<Record>, filter: &ScopeFilter) -> Vec<SessionSummary> {
         let mut summaries = Vec::with_capacity(records.len());
         summaries.extend(
-            records
-                .into_iter()
-                .filter(|r| r.state().is_session() && filter.keeps(r.state()))
-                .map(|r| self.mark_live(into_summary(r.path, &r.meta, r.tail.unwrap_or(r.resume.state)))),
+            records.into_iter().filter(|r| r.state().is_session() && filter.keeps(r.state())).map(|r| {
+                self.mark_live(into_summary(r.path, &r.meta, r.tail.map_or(r.resume.state, |t| *t)))
+            }),
         );
         summaries
     }
@@ -507,8 +506,10 @@ fn plan(
             None => Reuse::Rescan,
         })
         .collect();
-    let listed: FastSet<&OsStr> = files.iter().map(|c| c.path.as_os_str()).collect();
-    let gone = index.remaining().any(|r| !listed.contains(r.path.as_os_str()) && is_gone(r, scope, dirs));
+    // A record is listed exactly when a listed file found its slot (a path has one live slot).
+    let mut listed = vec![false; index.slot_count()];
+    slots.iter().flatten().for_each(|&i| listed[i] = true);
+    let gone = index.remaining_slots().any(|(i, r)| !listed[i] && is_gone(r, scope, dirs));
     let changed = gone || decisions.iter().any(|d| !matches!(d, Reuse::Unchanged));
     let continued: Vec<usize> = slots
         .iter()
@@ -581,7 +582,7 @@ fn scan_one(
         path: cand.path,
         meta: cand.meta,
         resume: scan.resume,
-        tail: scan.tail,
+        tail: scan.tail.map(Box::new),
         fingerprint,
         trust,
         stored: None,
