@@ -652,7 +652,7 @@ impl Records {
     /// The slot of the record of `path`.
     pub(crate) fn find(&self, path: &OsStr) -> Option<usize> {
         let slot = self.by_path.get(&path_key(Path::new(path))).copied()?;
-        self.slots[slot].as_ref().is_some_and(|r| r.path.as_os_str() == path).then_some(slot)
+        self.slots.get(slot)?.as_ref().is_some_and(|r| r.path.as_os_str() == path).then_some(slot)
     }
 
     pub(crate) fn get(&self, slot: usize) -> Option<&Record> {
@@ -661,6 +661,19 @@ impl Records {
 
     pub(crate) fn take(&mut self, slot: usize) -> Option<Record> {
         self.slots.get_mut(slot)?.take()
+    }
+
+    /// Take the records of the slots `marked` says, in slot order. When they are all the records
+    /// left (an unchanged listing), the slots' own allocation becomes the result: the records are
+    /// neither copied to fresh memory nor faulted in again.
+    pub(crate) fn take_marked(&mut self, marked: &[bool]) -> Vec<Record> {
+        let is_marked = |i: usize| marked.get(i).copied().unwrap_or(false);
+        if self.slots.iter().enumerate().all(|(i, r)| r.is_none() || is_marked(i)) {
+            // `filter_map` keeps the collect in place, `flatten` would not.
+            #[allow(clippy::filter_map_identity)]
+            return std::mem::take(&mut self.slots).into_iter().filter_map(|r| r).collect();
+        }
+        (0..self.slots.len()).filter(|&i| is_marked(i)).filter_map(|i| self.slots[i].take()).collect()
     }
 
     /// The records not taken.
@@ -1265,6 +1278,37 @@ mod tests {
         assert_eq!(lazy.records[OsStr::new("/a.jsonl")].resume.state.all_text, "");
         lazy.load_texts().unwrap();
         assert_eq!(unstored(&lazy, "/a.jsonl"), records[0]);
+    }
+
+    /// A listing finds each record by its path only, takes the unchanged ones (all in place, or
+    /// some), and the texts it defers are those of the records it took, under their own paths.
+    #[test]
+    fn records_are_found_by_path_and_taken_with_their_texts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache/index.bin");
+        let saved = [record("/a.jsonl", "alpha"), record("/b.jsonl", "beta"), record("/c.jsonl", "gamma")];
+        assert!(Index::save(&path, saved.iter(), None).unwrap());
+        let mut records = Index::load_records(&path, false).unwrap();
+        assert_eq!(records.find(OsStr::new("/d.jsonl")), None);
+        let slots: Vec<usize> =
+            ["/c.jsonl", "/a.jsonl"].iter().map(|p| records.find(OsStr::new(p)).unwrap()).collect();
+        let mut marked = vec![false; records.slot_count()];
+        slots.iter().for_each(|&i| marked[i] = true);
+        let taken = records.take_marked(&marked);
+        let paths: Vec<&Path> = taken.iter().map(|r| r.path.as_path()).collect();
+        assert_eq!(paths, [Path::new("/a.jsonl"), Path::new("/c.jsonl")], "in slot order");
+        assert_eq!(records.find(OsStr::new("/a.jsonl")), None, "a taken record is not found again");
+        let left: Vec<&Path> = records.remaining().map(|r| r.path.as_path()).collect();
+        assert_eq!(left, [Path::new("/b.jsonl")]);
+        let texts = records.defer_texts(&taken).unwrap().read().unwrap();
+        let texts: Vec<(&str, &str)> = texts.iter().map(|(p, t)| (p.to_str().unwrap(), t.as_str())).collect();
+        assert_eq!(texts, [("/a.jsonl", "alpha more"), ("/c.jsonl", "gamma more")], "the tails' texts");
+
+        let mut records = Index::load_records(&path, false).unwrap();
+        let all = records.take_marked(&vec![true; records.slot_count()]);
+        assert_eq!(all.len(), 3);
+        assert_eq!(records.remaining().count(), 0);
+        assert_eq!(records.find(OsStr::new("/b.jsonl")), None);
     }
 
     /// The record of `path` as it was before it was saved.

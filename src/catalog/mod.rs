@@ -447,15 +447,15 @@ impl Catalog {
             .collect()
     }
 
-    /// [`Catalog::summaries`] that moves the texts out of the records instead of copying them.
+    /// [`Catalog::summaries`] that moves the texts out of the records instead of copying them. The
+    /// summaries are collected into the records' own allocation (a `Vec` collected from its own
+    /// `into_iter` reuses it), so no fresh memory is touched for them.
     fn take_summaries(&self, records: Vec<Record>, filter: &ScopeFilter) -> Vec<SessionSummary> {
-        let mut summaries = Vec::with_capacity(records.len());
-        summaries.extend(
-            records.into_iter().filter(|r| r.state().is_session() && filter.keeps(r.state())).map(|r| {
-                self.mark_live(into_summary(r.path, &r.meta, r.tail.map_or(r.resume.state, |t| *t)))
-            }),
-        );
-        summaries
+        records
+            .into_iter()
+            .filter(|r| r.state().is_session() && filter.keeps(r.state()))
+            .map(|r| self.mark_live(into_summary(r.path, &r.meta, r.tail.map_or(r.resume.state, |t| *t))))
+            .collect()
     }
 
     fn mark_live(&self, mut s: SessionSummary) -> SessionSummary {
@@ -526,31 +526,32 @@ fn plan(
         decisions.iter_mut().for_each(|d| *d = Reuse::Rescan);
     }
     let unchanged = decisions.iter().filter(|d| matches!(d, Reuse::Unchanged)).count();
-    let mut plan = Plan {
-        unchanged: Vec::with_capacity(unchanged),
-        to_scan: Vec::with_capacity(files.len() - unchanged),
-        changed,
-    };
+    let mut to_scan = Vec::with_capacity(files.len() - unchanged);
+    let mut kept = vec![false; index.slot_count()];
     for ((cand, reuse), slot) in files.iter().zip(decisions).zip(slots) {
-        let record = slot.and_then(|i| index.take(i));
-        match (reuse, record) {
-            (Reuse::Unchanged, Some(r)) => {
+        let continued = match (reuse, slot) {
+            (Reuse::Unchanged, Some(i)) if index.get(i).is_some() => {
                 stats.unchanged += 1;
-                plan.unchanged.push(r);
+                kept[i] = true;
+                continue;
             }
-            (Reuse::Continue, Some(r)) => {
+            (Reuse::Continue, Some(i)) => index.take(i),
+            _ => None,
+        };
+        match continued {
+            Some(r) => {
                 stats.continued += 1;
                 // Texts are in memory exactly when they are wanted.
                 let prefix = if texts { None } else { r.text_prefix() };
-                plan.to_scan.push((cand.clone(), Some((r.resume, r.fingerprint)), prefix));
+                to_scan.push((cand.clone(), Some((r.resume, r.fingerprint)), prefix));
             }
-            _ => {
+            None => {
                 stats.rescanned += 1;
-                plan.to_scan.push((cand.clone(), None, None));
+                to_scan.push((cand.clone(), None, None));
             }
         }
     }
-    plan
+    Plan { unchanged: index.take_marked(&kept), to_scan, changed }
 }
 
 /// Scan one file, from the start or from its record; returns its new record, the bytes scanned
@@ -623,7 +624,9 @@ fn into_summary(path: PathBuf, meta: &FileMeta, state: ScanState) -> SessionSumm
 }
 
 /// pi's listing order: `modified` newest first; ties by file mtime newest first, then by file name
-/// descending (pi compares names with `localeCompare`; pitree by bytes).
+/// descending (pi compares names with `localeCompare`; pitree by bytes), then (same name in two
+/// folders, where pi keeps the order it read them in) by path descending, so the order does not
+/// depend on whether the index answered.
 pub fn sort_recent(sessions: &mut [SessionSummary]) {
     // Sort positions rather than the (large) summaries, then move each summary into place once.
     let mut order: Vec<usize> = (0..sessions.len()).collect();
@@ -633,6 +636,7 @@ pub fn sort_recent(sessions: &mut [SessionSummary]) {
             .cmp(&a.modified_ms)
             .then(b.mtime_ms.cmp(&a.mtime_ms))
             .then_with(|| b.path.file_name().cmp(&a.path.file_name()))
+            .then_with(|| b.path.cmp(&a.path))
     });
     for start in 0..order.len() {
         // `order[i]` is where the item that belongs at `i` is; follow the cycle through `start`.
@@ -752,5 +756,20 @@ mod tests {
         let mut sorted = sessions;
         sort_recent(&mut sorted);
         assert_eq!(sorted, expected);
+    }
+
+    #[test]
+    fn sessions_tied_up_to_their_file_name_are_ordered_by_path_whatever_the_input_order() {
+        let at = |dir: &str| SessionSummary {
+            path: PathBuf::from(format!("/{dir}/same.jsonl")),
+            modified_ms: 5,
+            mtime_ms: 5,
+            ..SessionSummary::default()
+        };
+        for mut sessions in [vec![at("a"), at("c"), at("b")], vec![at("c"), at("b"), at("a")]] {
+            sort_recent(&mut sessions);
+            let dirs: Vec<&Path> = sessions.iter().map(|s| s.path.parent().unwrap()).collect();
+            assert_eq!(dirs, [Path::new("/c"), Path::new("/b"), Path::new("/a")]);
+        }
     }
 }
