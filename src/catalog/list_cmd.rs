@@ -79,7 +79,8 @@ impl From<SortArg> for SortMode {
     }
 }
 
-/// Run `pitree list`; `session_dir` is the top-level `--session-dir`.
+/// Run `pitree list`; `session_dir` is the top-level `--session-dir`. The listing is not freed:
+/// the process ends with this command.
 pub fn run(args: &ListArgs, session_dir: Option<&Path>, out: &mut dyn Write) -> Result<()> {
     let env = |k: &str| std::env::var_os(k);
     let root = locate::sessions_root(session_dir, &env)?;
@@ -112,14 +113,18 @@ pub fn run(args: &ListArgs, session_dir: Option<&Path>, out: &mut dyn Write) -> 
     });
     let sessions = &report.sessions;
     let rows = search_once(sessions, query, sort, args.named)?;
-    if args.json {
+    let written = if args.json {
         write_json(out, sessions, &rows)
     } else if rows.is_empty() {
         eprintln!("{}", empty_message(args, searching));
         Ok(())
     } else {
         write_table(out, sessions, &rows, args.all, now_ms())
-    }
+    };
+    // The process ends with this command: freeing thousands of summaries one string at a time
+    // would only delay that.
+    std::mem::forget(report);
+    written
 }
 
 fn now_ms() -> i64 {
