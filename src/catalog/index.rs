@@ -36,7 +36,7 @@
 //! 16 pieces is written again whole); when less than half of the file is still
 //! referenced, a save writes a new texts file (new id) with only the live texts. Listing
 //! without a query reads only the records (a few hundred bytes per session); the picker lists
-//! first and has the texts read afterwards, from the same open file ([`Index::defer_texts`]). A
+//! first and has the texts read afterwards, from the same open file ([`TextsOnDisk`]). A
 //! records file with a wrong magic, another version, a bad length or hash, a record that does not
 //! decode, or a texts file with another id, shorter than its records say, or with a text that
 //! does not match its hash, is ignored as a whole and rebuilt.
@@ -341,18 +341,16 @@ impl Index {
     /// [`Index::load`] (see [`Records`]).
     pub(crate) fn load_records(path: &Path, with_texts: bool) -> Result<Records> {
         let (list, pending) = read_index(path)?;
-        let mut by_path = FastMap::with_capacity_and_hasher(list.len(), Default::default());
-        for (i, record) in list.iter().enumerate() {
-            by_path.insert(path_key(&record.path), i);
-        }
-        let mut slots: Vec<Option<Record>> = list.into_iter().map(Some).collect();
         // A later record of the same path (or, as rarely as a 64-bit hash collides, of another
         // path with the same key, which is then read again) replaces an earlier one, as in the map.
-        for (i, slot) in slots.iter_mut().enumerate() {
-            if slot.as_ref().is_some_and(|r| by_path.get(&path_key(&r.path)) != Some(&i)) {
-                *slot = None;
-            }
-        }
+        let mut by_path = FastMap::with_capacity_and_hasher(list.len(), Default::default());
+        let replaced: Vec<usize> = list
+            .iter()
+            .enumerate()
+            .filter_map(|(i, record)| by_path.insert(path_key(&record.path), i))
+            .collect();
+        let mut slots: Vec<Option<Record>> = list.into_iter().map(Some).collect();
+        replaced.into_iter().for_each(|i| slots[i] = None);
         let mut records = Records { slots, by_path, pending_texts: Some(pending) };
         if with_texts {
             records.load_texts()?;
@@ -379,15 +377,6 @@ impl Index {
     /// The texts file the records were read with, while their texts are not in memory.
     pub fn text_source(&self) -> Option<TextSource<'_>> {
         self.pending_texts.as_ref().map(PendingTexts::source)
-    }
-
-    /// The texts of `records` (records of this index, taken out of it) that [`Index::load`] left on
-    /// disk, to read later; `None` when the texts are loaded. A record's text is the one of the
-    /// state its summary is made from ([`Record::state`]).
-    pub fn defer_texts(&mut self, records: &[Record]) -> Option<TextsOnDisk> {
-        let places: FastMap<&OsStr, usize> =
-            self.order.iter().enumerate().map(|(i, path)| (path.as_os_str(), i)).collect();
-        Some(defer(self.pending_texts.take()?, records, |r| places.get(r.path.as_os_str()).copied()))
     }
 
     /// Write `records` to `path` atomically (see the module docs). `source` is the texts file the
@@ -727,11 +716,11 @@ impl Records {
         Ok(())
     }
 
-    /// [`Index::defer_texts`].
+    /// The texts of `records` (records taken out of these) that were not loaded with them, to read
+    /// later; `None` when the texts are loaded. A record's text is the one of the state its summary
+    /// is made from ([`Record::state`]).
     pub(crate) fn defer_texts(&mut self, records: &[Record]) -> Option<TextsOnDisk> {
-        // A record taken from here has its own slot under its key.
-        let by_path = &self.by_path;
-        Some(defer(self.pending_texts.take()?, records, |r| by_path.get(&path_key(&r.path)).copied()))
+        Some(defer(self.pending_texts.take()?, records, &self.by_path))
     }
 
     /// The texts file the records were read with, while their texts are not in memory.
@@ -740,13 +729,14 @@ impl Records {
     }
 }
 
-/// The texts of `records` in `pending`; `place` tells where a record is in the index file.
-fn defer(pending: PendingTexts, records: &[Record], place: impl Fn(&Record) -> Option<usize>) -> TextsOnDisk {
+/// The texts of `records` in `pending`; `by_path` has each record's place in the index file (a
+/// record taken from [`Records`] has its own slot under its key).
+fn defer(pending: PendingTexts, records: &[Record], by_path: &FastMap<u64, usize>) -> TextsOnDisk {
     let states: FastMap<usize, (Slot, &Path)> = records
         .iter()
         .filter_map(|r| {
             let slot = if r.tail.is_some() { Slot::Tail } else { Slot::Resume };
-            Some((place(r)?, (slot, r.path.as_path())))
+            Some((*by_path.get(&path_key(&r.path))?, (slot, r.path.as_path())))
         })
         .collect();
     let mut wanted = Vec::new();
@@ -864,7 +854,7 @@ fn texts_id(file: &File) -> Result<u64> {
     Ok(u64::from_le_bytes(head[8..16].try_into().unwrap()))
 }
 
-/// Some texts of an index file, to read later ([`Index::defer_texts`]). The file stays open, so a
+/// Some texts of an index file, to read later (a listing's records' texts). The file stays open, so a
 /// newer index written meanwhile does not change them.
 #[derive(Debug)]
 pub struct TextsOnDisk {
