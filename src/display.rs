@@ -128,6 +128,46 @@ pub fn take_cols(text: &str, max_cols: usize) -> &str {
     text
 }
 
+/// The rows `text` takes at `cols` columns (at most `max_rows` of them), as byte ranges of it:
+/// each row ends after the last word that fits, and the spaces a row breaks on start no row; a
+/// word wider than a row is broken where the row is full (never inside a grapheme). A text's
+/// leading indent stays on its first row. An empty text is one empty row.
+pub fn wrap_rows(text: &str, cols: usize, max_rows: usize) -> Vec<std::ops::Range<usize>> {
+    let cols = cols.max(1);
+    let mut rows = Vec::new();
+    let mut start = 0;
+    while rows.len() < max_rows {
+        let rest = &text[start..];
+        let fits = take_cols(rest, cols).len();
+        if fits == rest.len() {
+            rows.push(start..text.len());
+            break;
+        }
+        let end = match word_break(rest, fits) {
+            Some(at) => at,
+            // Not even one grapheme fits (a wide one in a one-column row): it takes the row.
+            None if fits == 0 => rest.graphemes(true).next().map_or(rest.len(), str::len),
+            None => fits,
+        };
+        rows.push(start..start + end);
+        start += end + rest[end..].len() - rest[end..].trim_start_matches(' ').len();
+        if start == text.len() {
+            break;
+        }
+    }
+    rows
+}
+
+/// Where a row of `rest` whose first `fits` bytes fit should end so that no word is split: before
+/// the spaces at `fits` when a space follows, else before the last spaces in it, as long as a
+/// word comes before them (not only the leading indent). `None` when there is no such place.
+fn word_break(rest: &str, fits: usize) -> Option<usize> {
+    let indent = rest.len() - rest.trim_start_matches(' ').len();
+    let head = &rest[..fits];
+    let at = if rest[fits..].starts_with(' ') { fits } else { head.rfind(' ')? };
+    Some(head[..at].trim_end_matches(' ').len()).filter(|&end| end > indent)
+}
+
 /// `text` cut to at most `max_cols` columns, ending in `…` when something was cut. Never splits
 /// a grapheme cluster and never exceeds `max_cols` (a wide character that does not fit before
 /// the `…` is left out, so the result may be one column narrower).
@@ -398,6 +438,50 @@ mod tests {
         assert_eq!(truncate(&format!("{family}{family}"), 3), format!("{family}…"));
         assert_eq!(truncate("e\u{301}e\u{301}e\u{301}", 2), "e\u{301}…");
         assert_eq!(truncate("🇺🇳🇺🇳", 3), "🇺🇳…");
+    }
+
+    fn rows(text: &str, cols: usize) -> Vec<&str> {
+        wrap_rows(text, cols, usize::MAX).into_iter().map(|r| &text[r]).collect()
+    }
+
+    #[test]
+    fn wrap_rows_break_between_words() {
+        assert_eq!(rows("the quick brown fox", 10), ["the quick", "brown fox"]);
+        assert_eq!(rows("the quick brown fox", 9), ["the quick", "brown fox"]);
+        assert_eq!(rows("one  two", 4), ["one", "two"]);
+        assert_eq!(rows("fits exactly", 12), ["fits exactly"]);
+        assert_eq!(rows("", 5), [""]);
+        assert_eq!(rows("trailing   ", 8), ["trailing"]);
+    }
+
+    #[test]
+    fn wrap_rows_break_a_word_wider_than_a_row_where_the_row_is_full() {
+        assert_eq!(rows("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(
+            rows("see https://example.com/a/long/path", 12),
+            ["see", "https://exam", "ple.com/a/lo", "ng/path"]
+        );
+        assert_eq!(rows("中文字", 3), ["中", "文", "字"]);
+        assert_eq!(rows("中", 1), ["中"]);
+    }
+
+    #[test]
+    fn wrap_rows_keep_the_indent_on_the_first_row() {
+        assert_eq!(rows("    let value = 1;", 10), ["    let", "value = 1;"]);
+        assert_eq!(rows("      verylongword", 10), ["      very", "longword"]);
+    }
+
+    #[test]
+    fn wrap_rows_stop_at_the_rows_asked_for_and_never_overflow() {
+        assert_eq!(wrap_rows("a b c d e f", 1, 3), [0..1, 2..3, 4..5]);
+        for text in ["word ".repeat(40), "🌳🌳 x 🇫🇷 ab".repeat(9), "中文 字 ab".repeat(7)] {
+            for cols in 1..12 {
+                for row in rows(&text, cols) {
+                    assert!(width(row) <= cols.max(2), "{row:?} at {cols}");
+                    assert!(!row.starts_with(' '), "{row:?} at {cols}");
+                }
+            }
+        }
     }
 
     #[test]

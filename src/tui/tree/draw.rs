@@ -12,7 +12,7 @@ use super::detail::Detail;
 use super::editor::Editor;
 use super::search::hit_ranges;
 use super::state::{Mode, State};
-use crate::display::{sanitize, skip_cols, take_cols, width};
+use crate::display::{sanitize, skip_cols, take_cols, width, wrap_rows};
 use crate::session::flatten::{LEAF_TAG, RowParts};
 use crate::session::text::Tone;
 use crate::tui::theme::Theme;
@@ -250,35 +250,48 @@ fn status_line<'a>(state: &State, theme: &Theme) -> Line<'a> {
     Line::from(spans)
 }
 
-/// The detail pane: its lines from the scroll position, each wrapped to the width, hits marked.
+/// The detail pane: its lines from the scroll position, each wrapped between words to the width,
+/// hits marked; when the current hit is on the first line shown, from the row before the hit's.
 fn draw_detail(detail: &Detail, tokens: &[String], frame: &mut Frame, area: Rect, theme: &Theme) {
     let block =
         Block::default().borders(Borders::LEFT | Borders::TOP).border_style(theme.border).title(" Detail ");
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let cols = inner.width.max(1) as usize;
+    let height = inner.height as usize;
     let mut lines: Vec<Line> = Vec::new();
     if detail.pending() {
         lines.push(Line::styled("loading…", theme.muted));
     }
     let current = detail.hit.map(|h| &detail.hits[h]);
     for (i, l) in detail.lines.iter().enumerate().skip(detail.scroll) {
-        if lines.len() >= inner.height as usize {
+        let room = height.saturating_sub(lines.len());
+        if room == 0 {
             break;
         }
         let style = tone_style(l.tone, theme);
-        let mut pieces = highlighted(&l.text, style, tokens, theme);
-        let mut skip_rows = 0;
-        if let Some((_, range)) = current.filter(|(line, _)| *line == i) {
-            let strong = theme.highlight.add_modifier(Modifier::REVERSED);
-            pieces = mark_current(&l.text, range, style, strong, tokens, theme);
-            if i == detail.scroll {
-                skip_rows = (width(&l.text[..range.start]) / cols).saturating_sub(1);
-            }
+        let hit = current.filter(|(line, _)| *line == i).map(|(_, range)| range);
+        let pieces = match hit {
+            Some(range) => mark_current(
+                &l.text,
+                range,
+                style,
+                theme.highlight.add_modifier(Modifier::REVERSED),
+                tokens,
+                theme,
+            ),
+            None => highlighted(&l.text, style, tokens, theme),
+        };
+        let first_shown = i == detail.scroll;
+        let mut rows = wrap_rows(&l.text, cols, if hit.is_some() && first_shown { usize::MAX } else { room });
+        if let Some(range) = hit.filter(|_| first_shown) {
+            let hit_row = rows.iter().position(|r| r.end > range.start).unwrap_or(rows.len());
+            rows.drain(..hit_row.saturating_sub(1).min(rows.len()));
         }
-        lines.extend(wrap(pieces, cols).into_iter().skip(skip_rows));
+        rows.truncate(room);
+        lines.extend(styled_rows(&l.text, &pieces, &rows));
     }
-    lines.truncate(inner.height as usize);
+    lines.truncate(height);
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -296,31 +309,32 @@ fn mark_current(
     out
 }
 
-/// Styled pieces broken into lines of at most `cols` columns.
-fn wrap<'a>(pieces: Vec<(String, Style)>, cols: usize) -> Vec<Line<'a>> {
-    let mut lines = vec![Line::default()];
-    let mut used = 0;
-    for (text, style) in pieces {
-        let mut rest = text.as_str();
-        while !rest.is_empty() {
-            if used >= cols {
-                lines.push(Line::default());
-                used = 0;
+/// The `rows` of `text` (byte ranges of it, in order), each a line of the styled `pieces` that
+/// `text` is made of.
+fn styled_rows<'a>(text: &str, pieces: &[(String, Style)], rows: &[std::ops::Range<usize>]) -> Vec<Line<'a>> {
+    let mut at = 0;
+    let placed: Vec<(std::ops::Range<usize>, Style)> = pieces
+        .iter()
+        .map(|(piece, style)| {
+            at += piece.len();
+            (at - piece.len()..at, *style)
+        })
+        .collect();
+    let mut first = 0;
+    rows.iter()
+        .map(|row| {
+            while placed.get(first).is_some_and(|(range, _)| range.end <= row.start) {
+                first += 1;
             }
-            let mut part = take_cols(rest, cols.saturating_sub(used));
-            if part.is_empty() {
-                if used > 0 {
-                    used = cols;
-                    continue;
-                }
-                part = &rest[..rest.chars().next().map_or(rest.len(), char::len_utf8)];
-            }
-            used += width(part);
-            lines.last_mut().expect("one line at least").push_span(Span::styled(part.to_string(), style));
-            rest = &rest[part.len()..];
-        }
-    }
-    lines
+            let spans = placed[first..]
+                .iter()
+                .take_while(|(range, _)| range.start < row.end)
+                .map(|(range, style)| (range.start.max(row.start)..range.end.min(row.end), *style))
+                .filter(|(part, _)| !part.is_empty())
+                .map(|(part, style)| Span::styled(text[part].to_string(), style));
+            Line::from(spans.collect::<Vec<_>>())
+        })
+        .collect()
 }
 
 /// The hint line, built from the view's keymap: each hint names keybinding ids, as pi's do, and
