@@ -98,7 +98,7 @@ fn run_terminal(
         let (tx, rx) = mpsc::channel();
         event::spawn_signals(tx.clone())?;
         event::watch_hangup(tx.clone())?;
-        let _watcher = event::watch(&catalog.root().path, tx.clone()).ok();
+        let _watcher = event::watch_in_background(catalog.root().path.clone(), tx.clone());
         let input = event::Input::spawn(tx.clone());
         let size = terminal.size()?;
         let _ = tx.send(Event::Resize(size.width, size.height));
