@@ -811,6 +811,46 @@ fn keybindings_json_overrides_reach_the_tree_its_hints_and_the_help() {
     assert!(help.iter().any(|l| l.starts_with("ctrl+e  ") && l.ends_with("(pitree.tree.fork)")));
 }
 
+/// `pitree FILE`: the session opens first, with the picker's scan held back until it is drawn
+/// (or the user goes back to the picker), and the opened file is checked for a running pi even
+/// when the picker has not listed it.
+#[test]
+fn a_session_named_on_the_command_line_opens_before_the_picker_scans() {
+    use pitree::tui::app::{self, App, AppOptions, Effect, Event};
+    let (_d, path) = fold_tree().write();
+    let open = |path: &std::path::Path| {
+        let options = AppOptions { open: Some(path.to_path_buf()), ..AppOptions::default() };
+        App::new(
+            options,
+            pitree::tui::theme::Theme::no_color(),
+            std::sync::Arc::new(Keybindings::defaults()),
+            NOW_MS,
+        )
+    };
+    let scans = |effects: &[Effect]| effects.iter().filter(|e| matches!(e, Effect::Picker(_))).count();
+
+    let (mut app, first) = open(&path);
+    assert!(
+        matches!(first.as_slice(), [Effect::OpenTree(p)] if *p == path),
+        "only the session opens at first"
+    );
+    assert_eq!(scans(&app::update(&mut app, Event::Resize(100, 30))), 0, "held while it opens");
+    let opened = app::update(
+        &mut app,
+        Event::TreeOpened { path: path.clone(), result: Ok(Session::open(&path).unwrap()) },
+    );
+    assert!(scans(&opened) > 0, "the picker's scan starts once the tree is open");
+    assert!(
+        opened.iter().any(|e| matches!(e, Effect::ScanLive(paths) if paths.contains(&path))),
+        "the opened file is checked for a running pi"
+    );
+    assert_eq!(scans(&app::update(&mut app, Event::Resize(100, 30))), 0, "the scan starts once");
+
+    let (mut app, _) = open(&path);
+    let back = app::update(&mut app, Event::Key(key(KeyCode::Esc)));
+    assert!(scans(&back) > 0, "Esc while the session opens shows the picker, which then scans");
+}
+
 /// The app hands its `Keybindings::tree` to the tree view it opens: an override reaches the keys,
 /// the F1 check and the mouse wheel.
 #[test]

@@ -171,6 +171,9 @@ pub struct App {
     detail_asked: Option<Ix>,
     next_spin_ms: i64,
     last_click: Option<(i64, usize)>,
+    /// The picker's first scan while a session named on the command line opens: held back so that
+    /// the parse has the machine to itself, and let go once the screen is no longer `Opening`.
+    held: Vec<Effect>,
 }
 
 impl App {
@@ -182,13 +185,10 @@ impl App {
             let text = if more > 0 { format!("{first} (and {more} more)") } else { first.clone() };
             picker.set_status_for(&text, true, now_ms + WARNING_MS);
         }
-        let mut effects: Vec<Effect> = first.into_iter().map(Effect::Picker).collect();
-        let screen = match &options.open {
-            Some(path) => {
-                effects.push(Effect::OpenTree(path.clone()));
-                Screen::Opening(path.clone())
-            }
-            None => Screen::Picker,
+        let scan: Vec<Effect> = first.into_iter().map(Effect::Picker).collect();
+        let (screen, effects, held) = match &options.open {
+            Some(path) => (Screen::Opening(path.clone()), vec![Effect::OpenTree(path.clone())], scan),
+            None => (Screen::Picker, scan, Vec::new()),
         };
         let app = App {
             now_ms,
@@ -205,6 +205,7 @@ impl App {
             detail_asked: None,
             next_spin_ms: 0,
             last_click: None,
+            held,
         };
         (app, effects)
     }
@@ -254,7 +255,7 @@ pub fn update(app: &mut App, event: Event) -> Vec<Effect> {
             let effects = app.picker.scanned(scope, seq, update, app.now_ms);
             let mut effects = picker_requests(app, effects);
             if done {
-                effects.push(Effect::ScanLive(app.picker.all_paths()));
+                effects.push(Effect::ScanLive(live_paths(app)));
             }
             effects
         }
@@ -304,6 +305,9 @@ pub fn update(app: &mut App, event: Event) -> Vec<Effect> {
     app.dirty = true;
     let mut effects = effects;
     effects.extend(tree_requests(app));
+    if !matches!(app.screen, Screen::Opening(_)) {
+        effects.append(&mut app.held);
+    }
     effects
 }
 
@@ -418,7 +422,9 @@ fn tree_opened(app: &mut App, path: PathBuf, result: Result<Session, String>) ->
             let job = view.search_job();
             app.detail_asked = None;
             app.screen = Screen::Tree(Box::new(view));
-            job.map(Effect::TreeSearch).into_iter().collect()
+            // The session may be outside the sessions root, or opened before the picker's scan
+            // (and its check for running pi processes) is done: check it now.
+            job.map(Effect::TreeSearch).into_iter().chain([Effect::ScanLive(live_paths(app))]).collect()
         }
         Err(e) => {
             app.screen = Screen::Picker;
@@ -426,6 +432,17 @@ fn tree_opened(app: &mut App, path: PathBuf, result: Result<Session, String>) ->
             Vec::new()
         }
     }
+}
+
+/// The files to look for running pi processes in: the picker's sessions and the open tree's.
+fn live_paths(app: &App) -> Vec<PathBuf> {
+    let mut paths = app.picker.all_paths();
+    if let Some(view) = app.tree()
+        && !paths.iter().any(|p| p == view.path())
+    {
+        paths.push(view.path().to_path_buf());
+    }
+    paths
 }
 
 /// What the tree view asked for.
