@@ -306,7 +306,7 @@ mod tests {
                 Err(_) => assert!(Instant::now() < deadline, "no event from the background watch"),
             }
         };
-        assert_eq!(paths, [file.clone()]);
+        assert_eq!(paths, [file]);
         drop(guard);
         let gone = Instant::now() + Duration::from_secs(10);
         while !matches!(rx.recv_timeout(Duration::from_millis(50)), Err(RecvTimeoutError::Disconnected)) {
