@@ -230,16 +230,17 @@ pub fn watch(root: &Path, tx: Sender<Event>) -> Result<Watcher> {
 /// read it, shows at its next change. The watcher lives until the guard is dropped.
 pub fn watch_in_background(root: PathBuf, tx: Sender<Event>) -> WatchGuard {
     let (stop, stopped) = mpsc::channel::<()>();
-    let spawned = thread::Builder::new().name("pitree-watch-setup".into()).spawn(move || {
+    // Without the thread there is no watcher: the list then refreshes only when asked.
+    let _ = thread::Builder::new().name("pitree-watch-setup".into()).spawn(move || {
         let _watcher = watch(&root, tx);
         let _ = stopped.recv();
     });
-    WatchGuard { _stop: spawned.is_ok().then_some(stop) }
+    WatchGuard { _stop: stop }
 }
 
 /// Keeps the watcher of [`watch_in_background`] alive.
 pub struct WatchGuard {
-    _stop: Option<Sender<()>>,
+    _stop: Sender<()>,
 }
 
 /// Collect paths for `window` after the first one, then send them as one event.

@@ -282,9 +282,10 @@ fn draw_detail(detail: &Detail, tokens: &[String], frame: &mut Frame, area: Rect
             ),
             None => highlighted(&l.text, style, tokens, theme),
         };
-        let first_shown = i == detail.scroll;
-        let mut rows = wrap_rows(&l.text, cols, if hit.is_some() && first_shown { usize::MAX } else { room });
-        if let Some(range) = hit.filter(|_| first_shown) {
+        // The current hit on the first line shown is scrolled to: that line is wrapped whole.
+        let scroll_to = hit.filter(|_| i == detail.scroll);
+        let mut rows = wrap_rows(&l.text, cols, if scroll_to.is_some() { usize::MAX } else { room });
+        if let Some(range) = scroll_to {
             let hit_row = rows.iter().position(|r| r.end > range.start).unwrap_or(rows.len());
             rows.drain(..hit_row.saturating_sub(1).min(rows.len()));
         }
