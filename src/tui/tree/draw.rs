@@ -1,6 +1,7 @@
 //! Drawing the tree view from its state, and nothing else: a title line, the search line, the rows
 //! of the window around the selection (pi's centring and horizontal pan, only the rows that fit are
-//! built), the status line, the detail pane, a hint line, and the open dialog on top.
+//! built), the status line, the detail pane, the hint lines (pi 1.6.0's help items, wrapped), and
+//! the open dialog on top.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Position, Rect};
@@ -25,11 +26,12 @@ const STACKED_ROWS: u16 = 26;
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 pub fn draw(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
+    let hint_lines = wrap_hints(&hint_items(state), area.width as usize, max_hint_lines(area.height));
     let [title, search, body, hints] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Min(1),
-        Constraint::Length(1),
+        Constraint::Length(hint_lines.len() as u16),
     ])
     .areas(area);
     draw_title(state, frame, title, theme);
@@ -40,7 +42,8 @@ pub fn draw(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
         draw_detail(&state.detail, &state.tokens(), frame, detail, theme);
         state.detail_height.set(detail.height.saturating_sub(1) as usize);
     }
-    frame.render_widget(Paragraph::new(Span::styled(hint_text(state), theme.dim)), hints);
+    let hint_lines: Vec<Line> = hint_lines.into_iter().map(|l| Line::styled(l, theme.dim)).collect();
+    frame.render_widget(Paragraph::new(hint_lines), hints);
     draw_mode(state, frame, area, theme);
 }
 
@@ -338,10 +341,10 @@ fn styled_rows<'a>(text: &str, pieces: &[(String, Style)], rows: &[std::ops::Ran
         .collect()
 }
 
-/// The hint line, built from the view's keymap: each hint names keybinding ids, as pi's do, and
-/// shows the first key of each (compactly: `^x`, `←`, `esc`); a hint whose actions have no key is
-/// left out.
-fn hint_text(state: &State) -> String {
+/// The help items, built from the view's keymap, most wanted first: each names keybinding ids, as
+/// pi's do, and shows the first key of each (compactly: `^x`, `←`, `esc`); an item whose actions
+/// have no key is left out. The last is the help overlay, which lists the rest.
+fn hint_items(state: &State) -> Vec<String> {
     let keys = &state.options.keys;
     let hint = |ids: &[&str], text: &str| -> Option<String> {
         let shown: Vec<String> =
@@ -390,8 +393,46 @@ fn hint_text(state: &State) -> String {
             ]
         }
     };
-    let hints: Vec<String> = hints.into_iter().flatten().collect();
-    format!(" {}", hints.join(" · "))
+    hints.into_iter().chain([hint(&["pitree.help"], "help")]).flatten().collect()
+}
+
+/// How many hint lines a screen `height` rows high gives up for help: one on a short screen, up
+/// to three on a tall one, so the rows keep most of the screen.
+fn max_hint_lines(height: u16) -> usize {
+    usize::from(height / 8).clamp(1, 3)
+}
+
+/// `items` laid out as pi 1.6.0 lays out its help: whole items joined by ` · `, wrapped onto as
+/// many lines of `cols` columns as they need, but at most `max_lines`. When they do not all fit,
+/// the items that would go past the last line are left out and the last item (the help overlay's
+/// key) ends that line instead, as far as it has room.
+fn wrap_hints(items: &[String], cols: usize, max_lines: usize) -> Vec<String> {
+    const SEP: &str = " · ";
+    let fits = |line: &str, item: &str| width(line) + width(SEP) + width(item) <= cols;
+    let mut lines: Vec<String> = Vec::new();
+    for item in items {
+        match lines.last_mut() {
+            Some(line) if fits(line, item) => {
+                line.push_str(SEP);
+                line.push_str(item);
+            }
+            _ => lines.push(format!(" {item}")),
+        }
+    }
+    if lines.len() > max_lines
+        && let Some(last_item) = items.last()
+    {
+        lines.truncate(max_lines);
+        let line = lines.last_mut().expect("max_lines is at least 1");
+        while !fits(line, last_item) && line.rfind(SEP).is_some() {
+            line.truncate(line.rfind(SEP).expect("checked"));
+        }
+        if fits(line, last_item) {
+            line.push_str(SEP);
+            line.push_str(last_item);
+        }
+    }
+    lines.iter().map(|l| take_cols(l, cols).to_string()).collect()
 }
 
 /// A key as the hint line spells it: `ctrl+` as `^`, arrows as arrows, `esc`, `pgup`, `pgdn`
@@ -538,7 +579,36 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
 
 #[cfg(test)]
 mod tests {
-    use super::short_key;
+    use super::{max_hint_lines, short_key, wrap_hints};
+
+    fn items(texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| t.to_string()).collect()
+    }
+
+    #[test]
+    fn hints_wrap_between_whole_items() {
+        let hints = items(&["↑/↓ move", "←/→ page", "^x copy", "f1 help"]);
+        assert_eq!(wrap_hints(&hints, 80, 3), [" ↑/↓ move · ←/→ page · ^x copy · f1 help"]);
+        assert_eq!(wrap_hints(&hints, 22, 3), [" ↑/↓ move · ←/→ page", " ^x copy · f1 help"]);
+    }
+
+    #[test]
+    fn hints_that_do_not_fit_give_way_to_the_help_key() {
+        let hints = items(&["↑/↓ move", "←/→ page", "^x copy", "shift+l label", "f1 help"]);
+        assert_eq!(wrap_hints(&hints, 22, 1), [" ↑/↓ move · f1 help"]);
+        assert_eq!(wrap_hints(&hints, 22, 2), [" ↑/↓ move · ←/→ page", " ^x copy · f1 help"]);
+    }
+
+    #[test]
+    fn an_item_wider_than_the_screen_is_cut_at_its_edge() {
+        let hints = items(&["shift+ctrl+o cycle", "f1 help"]);
+        assert_eq!(wrap_hints(&hints, 8, 1), [" shift+c"]);
+    }
+
+    #[test]
+    fn short_screens_give_one_line_to_help_tall_ones_three() {
+        assert_eq!([15, 16, 24, 40].map(max_hint_lines), [1, 2, 3, 3]);
+    }
 
     #[test]
     fn hint_keys_are_short() {
