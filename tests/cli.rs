@@ -45,6 +45,23 @@ fn usage_errors_exit_2_and_errors_exit_1_with_one_line() {
 }
 
 #[test]
+fn a_folder_named_as_the_session_to_open_is_called_a_folder() {
+    let sb = Sandbox::new();
+    let folder = sb.dir.path().join("home");
+    let by_path = sb.pitree(&[folder.to_str().unwrap()]);
+    assert_eq!(by_path.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&by_path.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("is a folder, not a session file") && err.contains("--session-dir"), "{err}");
+    let by_name = sb.command(&["home"]).current_dir(sb.dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&by_name.stderr);
+    assert!(
+        err.contains("home is a folder, not a session file"),
+        "no session has an id starting with it: {err}"
+    );
+}
+
+#[test]
 fn a_unique_prefix_names_an_entry() {
     let sb = Sandbox::with_fixtures();
     let f = sb.find(BRANCHED);

@@ -243,13 +243,17 @@ mod catalog_glue {
 
     /// A path to an existing file, or a session id (exact, else a unique prefix) looked up in the
     /// current folder's sessions first, then in all of them, as `pi --session` does.
+    /// Something that exists but is not a file (a folder, a FIFO) is named as such, after the id
+    /// lookup when it could also be an id.
     pub fn resolve_target(target: &str, catalog: &Catalog, cwd: &Path) -> Result<PathBuf> {
         let path = Path::new(target);
-        if path.is_file() {
+        let meta = std::fs::metadata(path).ok();
+        if meta.as_ref().is_some_and(|m| m.is_file()) {
             return Ok(locate::lexical_absolute(path));
         }
+        let not_a_file = meta.map(|m| not_a_session_file(target, &m));
         if target.contains(['/', '\\']) || target.ends_with(".jsonl") {
-            bail!("{target}: no such session file");
+            bail!(not_a_file.unwrap_or_else(|| format!("{target}: no such session file")));
         }
         let scopes = [crate::catalog::Scope::CurrentFolder(cwd.to_path_buf()), crate::catalog::Scope::All];
         for scope in scopes {
@@ -264,7 +268,17 @@ mod catalog_glue {
                 many => bail!("'{target}' is the start of {} session ids; give more characters", many.len()),
             }
         }
-        bail!("No session found matching '{target}'")
+        bail!(not_a_file.unwrap_or_else(|| format!("No session found matching '{target}'")))
+    }
+
+    fn not_a_session_file(target: &str, meta: &std::fs::Metadata) -> String {
+        if meta.is_dir() {
+            format!(
+                "{target} is a folder, not a session file (`pitree --session-dir {target}` lists the sessions in it)"
+            )
+        } else {
+            format!("{target} is not a regular file, so it is not a session file")
+        }
     }
 }
 
