@@ -268,6 +268,17 @@ fn title_of(s: &SessionSummary) -> String {
 }
 
 impl Haystack {
+    /// The fields of `s`, its text taken from `texts` (by path) when it is there, else from the
+    /// summary.
+    fn of(s: &SessionSummary, texts: Option<&SessionTexts>) -> Haystack {
+        let slot = texts.and_then(|t| t.position(&s.path));
+        let text = match (texts, slot) {
+            (Some(t), Some(slot)) => t.text(slot),
+            _ => s.all_messages_text.as_str(),
+        };
+        Haystack::new(s, text, slot)
+    }
+
     fn new(s: &SessionSummary, text: &str, text_slot: Option<usize>) -> Haystack {
         let name = s.name.as_deref().map(lowercase);
         let cwd = lowercase(&s.cwd);
@@ -301,20 +312,31 @@ impl SearchIndex {
         texts: Option<Arc<SessionTexts>>,
         parallel: bool,
     ) -> SearchIndex {
-        let build = |s: &SessionSummary| {
-            let slot = texts.as_ref().and_then(|t| t.position(&s.path));
-            let text = match (&texts, slot) {
-                (Some(t), Some(slot)) => t.text(slot),
-                _ => s.all_messages_text.as_str(),
-            };
-            Haystack::new(s, text, slot)
-        };
+        let build = |s: &SessionSummary| Haystack::of(s, texts.as_deref());
         let items = if parallel {
             sessions.par_iter().map(build).collect()
         } else {
             sessions.iter().map(build).collect()
         };
         SearchIndex { items, nodes: OnceLock::new(), texts }
+    }
+
+    /// This index for `sessions`, a new order of the list it was built from with sessions added
+    /// and left out: `sessions[j]` was at `was[j]` in that list, or is new there (`None`) and has
+    /// its fields lower-cased now. Only the new sessions cost anything, so a list that grows while
+    /// a query is typed is not indexed again as each file comes in.
+    pub fn rearranged(self, sessions: &[SessionSummary], was: &[Option<usize>]) -> SearchIndex {
+        let mut old: Vec<Option<Haystack>> = self.items.into_iter().map(Some).collect();
+        let mut items: Vec<Option<Haystack>> =
+            was.iter().map(|was| was.and_then(|i| old.get_mut(i)?.take())).collect();
+        let new: Vec<usize> = (0..items.len()).filter(|&j| items[j].is_none()).collect();
+        let built: Vec<Haystack> =
+            new.par_iter().map(|&j| Haystack::of(&sessions[j], self.texts.as_deref())).collect();
+        for (j, haystack) in new.into_iter().zip(built) {
+            items[j] = Some(haystack);
+        }
+        let items = items.into_iter().map(|h| h.expect("every session kept or built")).collect();
+        SearchIndex { items, nodes: OnceLock::new(), texts: self.texts }
     }
 
     /// The text searched for session `i` (`s`), as written.
@@ -1082,7 +1104,48 @@ mod tests {
         }
     }
 
+    fn summary(n: usize, words: &[&str]) -> SessionSummary {
+        SessionSummary {
+            path: format!("/s/{n}.jsonl").into(),
+            id: format!("id-{n}"),
+            cwd: format!("/home/{}", words[n % words.len()]),
+            first_message: words[(n * 7) % words.len()].into(),
+            all_messages_text: format!("{} {}", words[(n * 3) % words.len()], words[(n * 5) % words.len()]),
+            modified_ms: (n as i64 * 37) % 101,
+            ..SessionSummary::default()
+        }
+    }
+
     proptest::proptest! {
+        #[test]
+        fn a_rearranged_index_searches_as_one_built_anew(
+            before in proptest::collection::vec(0usize..60, 0..30),
+            keep in proptest::collection::vec(proptest::bool::ANY, 30),
+            added in proptest::collection::vec(60usize..90, 0..20),
+            query in proptest::sample::select(vec!["alp", "beta gam", "\"delta e\"", "re:^ga", "home"]),
+        ) {
+            let words = ["alpha", "beta", "gamma", "delta epsilon", "Ωmega", "gap"];
+            let mut old: Vec<SessionSummary> = before.iter().map(|&n| summary(n, &words)).collect();
+            old.dedup_by(|a, b| a.path == b.path);
+            let index = SearchIndex::new(&old);
+            let mut now: Vec<(SessionSummary, Option<usize>)> = old
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| keep[*i % keep.len()])
+                .map(|(i, s)| (s.clone(), Some(i)))
+                .chain(added.iter().map(|&n| (summary(n, &words), None)))
+                .collect();
+            now.sort_by_key(|(s, _)| (s.modified_ms, s.path.clone()));
+            let (sessions, was): (Vec<SessionSummary>, Vec<Option<usize>>) = now.into_iter().unzip();
+            let rearranged = index.rearranged(&sessions, &was);
+            for sort in [SortMode::Threaded, SortMode::Recent, SortMode::Relevance] {
+                proptest::prop_assert_eq!(
+                    rearranged.search(&sessions, query, sort, false).ok(),
+                    SearchIndex::new(&sessions).search(&sessions, query, sort, false).ok()
+                );
+            }
+        }
+
         #[test]
         fn lowercase_matches_std(picks in proptest::collection::vec(0usize..64, 0..40)) {
             let s = text_of(&picks);

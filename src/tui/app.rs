@@ -23,7 +23,7 @@ use super::keymap::{Action as Key, Keybindings};
 use super::picker::draw as picker_draw;
 use super::picker::keys::command_for;
 use super::picker::preview::{self, Preview};
-use super::picker::source::{BuiltIndex, KeyCache, SearchTexts};
+use super::picker::source::{BuiltIndex, Found, KeyCache, SearchTexts};
 use super::picker::state::{self as picker, Picker, PickerOptions, PreviewSlot, ScanUpdate, ScopeKind};
 use super::resume::Resume;
 use super::summarizer;
@@ -787,37 +787,79 @@ impl<B: Backend> Runner<B> {
         let scanning = self.catalog.scan_in_background_deferring_texts(catalog_scope, scan_tx);
         let tx = self.tx.clone();
         std::thread::spawn(move || {
-            let mut scanning = Some(scanning);
-            let mut keys = KeyCache::default();
-            while let Ok(first) = scan_rx.recv() {
-                // What the scan sent meanwhile goes out right after, so that the loop takes it in
-                // the same batch (a warm scan's rows and its end make one update of the list).
-                let started = std::time::Instant::now();
-                let mut updates = Vec::new();
-                let mut next = Some(first);
-                while let Some(event) = next {
-                    match event {
-                        ScanEvent::Progress { done, total } => {
-                            updates.push(ScanUpdate::Progress { done, total })
-                        }
-                        ScanEvent::Found(found) => updates.push(ScanUpdate::Found(keys.found(found))),
-                        ScanEvent::Done { warnings, .. } => {
-                            let texts = scanning.take().and_then(|s| s.join().ok().flatten());
-                            updates.extend(texts.map(|t| ScanUpdate::Texts(SearchTexts(t))));
-                            let warnings = warnings.iter().map(ToString::to_string).collect();
-                            updates.push(ScanUpdate::Done { warnings });
-                        }
-                    }
-                    let full = updates.len() >= 256 || started.elapsed() >= Duration::from_millis(16);
-                    next = if full { None } else { scan_rx.try_recv().ok() };
-                }
-                for update in updates {
-                    if tx.send(Event::Scan { scope, seq, update }).is_err() {
-                        return;
-                    }
-                }
-            }
+            forward_scan(&scan_rx, Some(scanning), |update| {
+                tx.send(Event::Scan { scope, seq, update }).is_ok()
+            })
         });
+    }
+}
+
+/// How long the scan's forwarder gathers events after the first rows are out: the list then
+/// merges, re-sorts and is drawn at most this often while a cold scan finds its sessions file by
+/// file (merging and drawing each file into thousands had stalled the picker for seconds).
+const SCAN_COALESCE: Duration = Duration::from_millis(16);
+
+/// Forward a scan's events to `send` as picker updates, until the scan ends or `send` fails. The
+/// first rows go out with only what is already queued behind them (a warm scan's rows and its end
+/// make one update of the list); after that, each batch gathers [`SCAN_COALESCE`] of events, or
+/// up to the end of the scan.
+fn forward_scan(
+    scan_rx: &Receiver<ScanEvent>,
+    mut scanning: Option<Scanning>,
+    mut send: impl FnMut(ScanUpdate) -> bool,
+) {
+    let mut keys = KeyCache::default();
+    let mut rows_out = false;
+    while let Ok(first) = scan_rx.recv() {
+        let deadline = std::time::Instant::now() + SCAN_COALESCE;
+        let mut batch = ScanBatch::default();
+        let mut next = Some(first);
+        while let Some(event) = next {
+            batch.add(event, &mut keys, &mut scanning);
+            next = if !batch.end.is_empty() {
+                None
+            } else if !rows_out && !batch.found.is_empty() {
+                scan_rx.try_recv().ok()
+            } else {
+                scan_rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())).ok()
+            };
+        }
+        rows_out |= !batch.found.is_empty();
+        if !batch.into_updates().into_iter().all(&mut send) {
+            return;
+        }
+    }
+}
+
+/// What the scan's forwarder sends at a time: the sessions found meanwhile as one update, the
+/// latest progress, and the end of the scan with the texts it deferred.
+#[derive(Default)]
+struct ScanBatch {
+    found: Vec<Found>,
+    progress: Option<(usize, usize)>,
+    end: Vec<ScanUpdate>,
+}
+
+type Scanning = std::thread::JoinHandle<Option<Arc<crate::catalog::DeferredTexts>>>;
+
+impl ScanBatch {
+    fn add(&mut self, event: ScanEvent, keys: &mut KeyCache, scanning: &mut Option<Scanning>) {
+        match event {
+            ScanEvent::Progress { done, total } => self.progress = Some((done, total)),
+            ScanEvent::Found(found) => self.found.extend(keys.found(found)),
+            ScanEvent::Done { warnings, .. } => {
+                let texts = scanning.take().and_then(|s| s.join().ok().flatten());
+                self.end.extend(texts.map(|t| ScanUpdate::Texts(SearchTexts(t))));
+                let warnings = warnings.iter().map(ToString::to_string).collect();
+                self.end.push(ScanUpdate::Done { warnings });
+            }
+        }
+    }
+
+    fn into_updates(self) -> Vec<ScanUpdate> {
+        let found = (!self.found.is_empty()).then_some(ScanUpdate::Found(self.found));
+        let progress = self.progress.map(|(done, total)| ScanUpdate::Progress { done, total });
+        found.into_iter().chain(progress).chain(self.end).collect()
     }
 }
 
@@ -919,4 +961,77 @@ fn next_batch(events: &Receiver<Event>, deadline_ms: Option<i64>) -> Result<Opti
     let mut batch: Vec<Event> = first.into_iter().collect();
     batch.extend(events.try_iter());
     Ok(Some(batch))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc::channel;
+
+    use super::*;
+    use crate::catalog::summary::SessionSummary;
+
+    fn found(n: usize) -> ScanEvent {
+        ScanEvent::Found(vec![SessionSummary { path: format!("/s/{n}.jsonl").into(), ..Default::default() }])
+    }
+
+    fn done() -> ScanEvent {
+        ScanEvent::Done { warnings: Vec::new(), stats: Default::default() }
+    }
+
+    fn forwarded(rx: &Receiver<ScanEvent>) -> Vec<ScanUpdate> {
+        let mut updates = Vec::new();
+        forward_scan(rx, None, |u| {
+            updates.push(u);
+            true
+        });
+        updates
+    }
+
+    fn found_counts(updates: &[ScanUpdate]) -> Vec<usize> {
+        updates
+            .iter()
+            .filter_map(|u| if let ScanUpdate::Found(f) = u { Some(f.len()) } else { None })
+            .collect()
+    }
+
+    #[test]
+    fn a_warm_scan_makes_one_update_of_the_list_then_its_end() {
+        let (tx, rx) = channel();
+        tx.send(ScanEvent::Found(
+            (0..500)
+                .map(|n| SessionSummary { path: format!("/s/{n}").into(), ..Default::default() })
+                .collect(),
+        ))
+        .unwrap();
+        tx.send(ScanEvent::Progress { done: 500, total: 500 }).unwrap();
+        tx.send(done()).unwrap();
+        drop(tx);
+        let updates = forwarded(&rx);
+        assert_eq!(found_counts(&updates), [500]);
+        assert!(matches!(
+            updates.as_slice(),
+            [ScanUpdate::Found(_), ScanUpdate::Progress { done: 500, .. }, ScanUpdate::Done { .. }]
+        ));
+    }
+
+    #[test]
+    fn a_cold_scan_finding_files_one_by_one_is_forwarded_in_a_few_batches() {
+        let (tx, rx) = channel();
+        let feeder = std::thread::spawn(move || {
+            for n in 0..2000 {
+                tx.send(found(n)).unwrap();
+                tx.send(ScanEvent::Progress { done: n + 1, total: 2000 }).unwrap();
+                if n % 20 == 0 {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            tx.send(done()).unwrap();
+        });
+        let updates = forwarded(&rx);
+        feeder.join().unwrap();
+        let counts = found_counts(&updates);
+        assert_eq!(counts.iter().sum::<usize>(), 2000, "every session arrives");
+        assert!(counts.len() < 100, "{} updates of the list for 2000 files", counts.len());
+        assert!(matches!(updates.last(), Some(ScanUpdate::Done { .. })));
+    }
 }

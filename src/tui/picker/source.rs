@@ -199,12 +199,15 @@ pub struct Row {
     pub hidden: usize,
 }
 
+/// A session of a [`SessionList`] being rebuilt: its keys, and its place in the list before.
+type Item = (SessionSummary, Keys, Option<usize>);
+
 /// A scope's sessions in pi's listing order, with what the rows are computed from.
 #[derive(Default)]
 pub struct SessionList {
     sessions: Arc<Vec<SessionSummary>>,
     keys: Vec<Keys>,
-    /// Built on demand, dropped when the list changes.
+    /// Built on demand; kept as the list grows, dropped when it is replaced.
     index: Option<Arc<SearchIndex>>,
     /// Counts the changes, so an index built from an older list is refused.
     version: u64,
@@ -231,27 +234,24 @@ impl SessionList {
         self.sessions.is_empty()
     }
 
-    /// Add `found`, replacing sessions with the same path, and restore pi's order.
+    /// Add `found`, replacing sessions with the same path, and restore pi's order. A search index
+    /// is kept, extended by the sessions found (see [`SearchIndex::rearranged`]).
     pub fn merge(&mut self, found: Vec<Found>) {
-        let mut items: Vec<(SessionSummary, Keys)> = if self.sessions.is_empty() {
+        let mut items: Vec<Item> = if self.sessions.is_empty() {
             Vec::with_capacity(found.len())
         } else {
-            let fresh: std::collections::HashSet<&Path> =
-                found.iter().map(|f| f.summary.path.as_path()).collect();
-            self.take_sessions()
-                .into_iter()
-                .zip(std::mem::take(&mut self.keys))
-                .filter(|(s, _)| !fresh.contains(s.path.as_path()))
-                .collect()
+            let fresh: FastSet<&Path> = found.iter().map(|f| f.summary.path.as_path()).collect();
+            self.take_items().filter(|(s, _, _)| !fresh.contains(s.path.as_path())).collect()
         };
-        items.extend(found.into_iter().map(|f| (f.summary, f.keys)));
+        items.extend(found.into_iter().map(|f| (f.summary, f.keys, None)));
         self.set(items);
     }
 
     /// Replace the whole list (the texts of the list it replaces go with it).
     pub fn replace(&mut self, found: Vec<Found>) {
         self.texts = None;
-        self.set(found.into_iter().map(|f| (f.summary, f.keys)).collect());
+        self.index = None;
+        self.set(found.into_iter().map(|f| (f.summary, f.keys, None)).collect());
     }
 
     /// The texts of the sessions the scan listed without them.
@@ -268,16 +268,18 @@ impl SessionList {
 
     /// Drop the session at `path`.
     pub fn remove(&mut self, path: &Path) {
-        let items = self
-            .take_sessions()
-            .into_iter()
-            .zip(std::mem::take(&mut self.keys))
-            .filter(|(s, _)| s.path != path)
-            .collect();
+        let items = self.take_items().filter(|(s, _, _)| s.path != path).collect();
         self.set(items);
     }
 
-    fn set(&mut self, items: Vec<(SessionSummary, Keys)>) {
+    /// The sessions with their keys and their place in the list, taken out of it.
+    fn take_items(&mut self) -> impl Iterator<Item = Item> + use<> {
+        let keys = std::mem::take(&mut self.keys);
+        self.take_sessions().into_iter().zip(keys).enumerate().map(|(i, (s, k))| (s, k, Some(i)))
+    }
+
+    /// Make `items` the list, in pi's order; the search index, if any, follows them.
+    fn set(&mut self, items: Vec<Item>) {
         // Sort positions rather than the (large) items, then move each item once.
         let mut order: Vec<usize> = (0..items.len()).collect();
         order.sort_by(|&a, &b| {
@@ -287,12 +289,23 @@ impl SessionList {
                 .then(b.mtime_ms.cmp(&a.mtime_ms))
                 .then_with(|| b.path.file_name().cmp(&a.path.file_name()))
         });
-        let mut slots: Vec<Option<(SessionSummary, Keys)>> = items.into_iter().map(Some).collect();
-        let (sessions, keys): (Vec<SessionSummary>, Vec<Keys>) =
-            order.into_iter().filter_map(|i| slots[i].take()).unzip();
+        let mut slots: Vec<Option<Item>> = items.into_iter().map(Some).collect();
+        let mut was = Vec::with_capacity(order.len());
+        let (sessions, keys): (Vec<SessionSummary>, Vec<Keys>) = order
+            .into_iter()
+            .filter_map(|i| slots[i].take())
+            .map(|(s, k, from)| {
+                was.push(from);
+                (s, k)
+            })
+            .unzip();
         self.sessions = Arc::new(sessions);
         self.keys = keys;
-        self.index = None;
+        self.index = self
+            .index
+            .take()
+            .and_then(|index| Arc::try_unwrap(index).ok())
+            .map(|index| Arc::new(index.rearranged(&self.sessions, &was)));
         self.query = None;
         self.nodes = None;
         self.version += 1;
