@@ -91,6 +91,22 @@ impl SessionTexts {
     }
 }
 
+/// The threads background scans run on: a pool of their own, as many as rayon's global one, so
+/// that parallel work of the screen's (a search index built on a keystroke, the thread keys of
+/// what a scan found) does not queue in the global pool behind the scan's files, which would
+/// keep it waiting until the whole scan is done. `None` if its threads cannot be started.
+fn background_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .thread_name(|i| format!("pitree-scan-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
 /// The texts of the sessions a background scan sent without them
 /// ([`Catalog::scan_in_background_deferring_texts`]): the index's texts section, read on first use.
 pub struct DeferredTexts {
@@ -290,7 +306,11 @@ impl Catalog {
         defer_texts: bool,
     ) -> Option<Arc<DeferredTexts>> {
         let sink = Channel { tx: Mutex::new(tx), closed: AtomicBool::new(false), defer_texts };
-        let (report, deferred) = self.run(scope, &sink);
+        let run = || self.run(scope, &sink);
+        let (report, deferred) = match background_pool() {
+            Some(pool) => pool.install(run),
+            None => run(),
+        };
         sink.send(ScanEvent::Done { warnings: report.warnings, stats: report.stats });
         deferred.map(|texts| Arc::new(DeferredTexts::new(texts)))
     }
