@@ -146,12 +146,15 @@ fn main() -> Result<()> {
     let sandbox = Sandbox::create(&corpus.root.join("sandbox"))?;
     let references = measure_references(&config, &corpus, &sandbox)?;
     let lists = catalog::measure_lists(&config, &corpus, &sandbox);
-    let frame = picker::measure_first_frame(&config, &corpus, &sandbox);
+    let frames = picker::Frames {
+        warm: picker::measure_first_frame(&config, &corpus, &sandbox),
+        cold: picker::measure_cold_frame(&config, &corpus, &sandbox),
+    };
     let search = picker::measure_search(&config, &corpus, &sandbox);
     let tree = tree::measure(&config, &corpus, &sandbox);
     print_references(&corpus, &references);
     print_table("Catalog", &catalog::rows(&corpus, &references, &lists, &search), true);
-    print_table("Picker", &picker::rows(&corpus, &lists, &frame, &search), true);
+    print_table("Picker", &picker::rows(&corpus, &lists, &frames, &search), true);
     print_table("Session core", &tree::session_rows(&corpus, &references, &tree), true);
     print_table("Tree view", &tree::view_rows(&corpus, &references, &tree), true);
     println!(

@@ -14,7 +14,8 @@
 //!   untimed (the app runs it on a worker), so the next key starts from a settled screen. Timed from
 //!   the worker's `main`, with the RSS high-water mark after each phase.
 //! - `picker-frame ROOT CACHE`: [`pitree::tui::bench_first_frame`]: launch to the first frame that
-//!   lists every session of ROOT, with the index in CACHE (warm it with one untimed run).
+//!   lists every session of ROOT, with the index in CACHE (warm it with one untimed run; an empty
+//!   CACHE times the first launch, which scans every file).
 //! - `search ROOT CACHE`: every prefix of [`QUERIES`] as one keystroke, over all sessions of ROOT:
 //!   the catalog's [`SearchIndex::filter_and_sort`] (threaded order, as the picker opens) on the
 //!   sessions listed once, and [`pitree::tui::bench_search_keystroke`] (key press to the frame drawn
@@ -127,11 +128,23 @@ pub fn measure<R: DeserializeOwned>(
     sandbox: &Sandbox,
     agent_dir: &Path,
 ) -> Result<Measured<R>> {
+    measure_with(mode, paths, runs, sandbox, agent_dir, || Ok(()))
+}
+
+/// [`measure`], calling `before_each` before each run (untimed).
+pub fn measure_with<R: DeserializeOwned>(
+    mode: &str,
+    paths: &[&Path],
+    runs: usize,
+    sandbox: &Sandbox,
+    agent_dir: &Path,
+    mut before_each: impl FnMut() -> Result<()>,
+) -> Result<Measured<R>> {
     let probe = worker_probe(mode, paths, sandbox, agent_dir)?;
     let mut process = Timing::default();
     let mut reports = Vec::new();
     for _ in 0..runs.max(1) {
-        let run = reference::time_command(&probe, 1, sandbox, || Ok(()))?;
+        let run = reference::time_command(&probe, 1, sandbox, &mut before_each)?;
         let stdout = fs::read(sandbox.stdout()).wrap_err("reading the worker's stdout")?;
         reports.push(serde_json::from_slice(&stdout).wrap_err("the worker printed no report")?);
         process.runs.extend(run.runs);

@@ -191,7 +191,8 @@ impl Bench {
         Ok(Bench { terminal, app, rx, runner })
     }
 
-    /// Run the loop (without previews and live checks) until the All scope is listed, drawn.
+    /// Run the loop (without previews and live checks) until the All scope is listed, drawn. Each
+    /// batch of events that changed the screen is drawn, as the app's loop draws it.
     fn until_loaded(&mut self) -> Result<()> {
         self.until(|app| app.picker.list(ScopeKind::All).load == Load::Loaded)?;
         self.draw()
@@ -219,6 +220,10 @@ impl Bench {
                 if !skipped {
                     self.runner.run(effect, &self.app, &mut self.terminal)?;
                 }
+            }
+            if self.app.dirty && !done(&self.app) {
+                self.terminal.draw(|f| app::draw(f, &self.app))?;
+                self.app.dirty = false;
             }
         }
         Ok(())
