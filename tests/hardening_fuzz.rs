@@ -3,7 +3,8 @@
 //! real fixture (bytes changed, lines cut, repeated, swapped, run together), and generated
 //! pi-shaped sessions — for the session model, the catalog's fast scanner against the full parse,
 //! and the picker's search; random key sequences into the tree view and random events into the
-//! picker, drawn at every size down to 1×1. Every crash or divergence the fuzzers found is a
+//! picker, drawn at every size down to 1×1; a file read again after it grew, from where the first
+//! read stopped, against reading it whole. Every crash or divergence the fuzzers found is a
 //! regression case at the end.
 
 mod hardening_support;
@@ -132,6 +133,18 @@ proptest! {
     fn the_session_model_survives_generated_sessions(seed in prop::collection::vec(any::<u8>(), 0..1500)) {
         let (_dir, file) = scratch();
         hardening_support::session_model(&hardening_support::session_bytes(&mut Bytes::new(&seed)), &file);
+    }
+
+    #[test]
+    fn reading_what_was_appended_agrees_with_reading_all_on_mutated_fixtures(pick in any::<usize>(), ms in prop::collection::vec(mutation(), 0..8), cut in any::<usize>()) {
+        let (_dir, file) = scratch();
+        hardening_support::reread_agrees(&mutated(pick, &ms), &file, cut);
+    }
+
+    #[test]
+    fn reading_what_was_appended_agrees_with_reading_all_on_generated_sessions(seed in prop::collection::vec(any::<u8>(), 0..1500), cut in any::<usize>()) {
+        let (_dir, file) = scratch();
+        hardening_support::reread_agrees(&hardening_support::session_bytes(&mut Bytes::new(&seed)), &file, cut);
     }
 
     #[test]

@@ -35,6 +35,16 @@ impl Session {
         Ok(Session::from_parsed(parse::parse_file(path)?))
     }
 
+    /// The session as its file is now. A file that only grew (pi appended, or pitree wrote) has
+    /// only its new lines read, so a 300 MB session being written to is not parsed again each
+    /// time; anything else is read whole ([`parse::parse_appended`]).
+    pub fn reread(&self) -> Result<Session, ParseError> {
+        match parse::parse_appended(&self.file)? {
+            Some(file) => Ok(Session::from_parsed(file)),
+            None => Session::open(&self.file.path),
+        }
+    }
+
     pub fn from_parsed(mut file: ParsedFile) -> Session {
         let ids = std::mem::take(&mut file.ids);
         let graph = Graph::with_ids(&file.entries, ids);

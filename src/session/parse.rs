@@ -5,7 +5,7 @@
 //! held in memory as text.
 
 use foldhash::{HashSet as FastSet, HashSetExt};
-use std::io::Read;
+use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -140,14 +140,54 @@ pub fn parse_file(path: &Path) -> Result<ParsedFile, ParseError> {
     let file = super::content::open_regular(path)?;
     let block = block_for(file.metadata()?.len());
     let mut state = Builder::default();
-    read_lines(file, block, |lines| state.push_all(lines))?;
+    read_lines(file, block, Position::default(), |lines| state.push_all(lines))?;
     state.finish(path.to_path_buf())
+}
+
+/// `old` as its file is now, reading only what was appended to it since: `None` when the file
+/// has to be read whole instead — it did not grow, its first line or the newline that ended the
+/// part read is not there any more (it was replaced or rewritten), that part ended without a
+/// newline (the appended bytes may complete its last line), or it is a legacy file (migrated in
+/// memory as a whole). The result is what [`parse_file`] gives for the whole file.
+pub fn parse_appended(old: &ParsedFile) -> Result<Option<ParsedFile>, ParseError> {
+    let facts = &old.facts;
+    if old.header.version != CURRENT_VERSION || facts.len == 0 || !facts.ends_with_newline {
+        return Ok(None);
+    }
+    let mut file = super::content::open_regular(&old.path)?;
+    let len = file.metadata()?.len();
+    if len <= facts.len || !still_starts_as_read(&file, facts)? {
+        return Ok(None);
+    }
+    file.seek(std::io::SeekFrom::Start(facts.len))?;
+    let mut state = Builder {
+        header: Some(old.header.clone()),
+        entries: old.entries.clone(),
+        damage: old.damage.clone(),
+        ..Builder::default()
+    };
+    let from = Position { offset: facts.len, line: facts.lines };
+    read_lines(file, block_for(len - facts.len), from, |lines| state.push_all(lines))?;
+    state.facts.first_line = facts.first_line.clone();
+    state.finish(old.path.clone()).map(Some)
+}
+
+/// Whether `file` still has the first line that was read, and a newline where the part read ended.
+fn still_starts_as_read(file: &std::fs::File, facts: &FileFacts) -> std::io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let mut first = vec![0; facts.first_line.len() + 1];
+    let mut end = [0];
+    file.read_exact_at(&mut first, 0)?;
+    file.read_exact_at(&mut end, facts.len - 1)?;
+    Ok(first[..facts.first_line.len()] == facts.first_line[..]
+        && first[facts.first_line.len()] == b'\n'
+        && end == [b'\n'])
 }
 
 /// Parse a session held in memory (tests, the library's in-memory sessions).
 pub fn parse_bytes(bytes: &[u8], path: PathBuf) -> Result<ParsedFile, ParseError> {
     let mut state = Builder::default();
-    read_lines(bytes, block_for(bytes.len() as u64), |lines| state.push_all(lines))?;
+    read_lines(bytes, block_for(bytes.len() as u64), Position::default(), |lines| state.push_all(lines))?;
     state.finish(path)
 }
 
@@ -164,23 +204,33 @@ struct RawLine<'a> {
     number: u32,
 }
 
-/// Stream `reader` in blocks of `block` bytes; hand each block's complete lines, parsed in parallel, to `sink`.
-/// A reader thread fetches the next block while the current one is parsed.
+/// Where a read starts: the byte offset in the file, and the number of the physical lines before it.
+#[derive(Clone, Copy, Default)]
+struct Position {
+    offset: u64,
+    line: u32,
+}
+
+/// Stream `reader` (the file from `from` on) in blocks of `block` bytes; hand each block's complete
+/// lines, parsed in parallel, to `sink`. A reader thread fetches the next block while the current
+/// one is parsed.
 fn read_lines<R: Read + Send>(
     reader: R,
     block: usize,
+    from: Position,
     mut sink: impl FnMut(LineBatch),
 ) -> Result<(), ParseError> {
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     let (recycle, spare) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
-        scope.spawn(move || read_chunks(reader, block, tx, spare));
-        let mut line_no: u32 = 0;
+        scope.spawn(move || read_chunks(reader, block, from.offset, tx, spare));
+        let mut line_no: u32 = from.line;
         let mut facts = FileFacts::default();
         for chunk in rx {
             let chunk: Chunk = chunk?;
             let lines = raw_lines(&chunk, &mut line_no);
-            if facts.lines == 0
+            if from.line == 0
+                && facts.lines == 0
                 && let Some(first) = lines.first()
             {
                 facts.first_line = first.bytes.to_vec();
@@ -217,11 +267,11 @@ struct Chunk {
 fn read_chunks<R: Read>(
     mut reader: R,
     block: usize,
+    mut offset: u64,
     tx: std::sync::mpsc::SyncSender<std::io::Result<Chunk>>,
     spare: std::sync::mpsc::Receiver<Vec<u8>>,
 ) {
     let mut carry: Vec<u8> = Vec::new();
-    let mut offset: u64 = 0;
     let mut last_byte = None;
     loop {
         let want = block.max(carry.len());
@@ -450,4 +500,76 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 fn fnv1a_u64(v: u64) -> u64 {
     fnv1a(&v.to_le_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str =
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+    fn user(id: &str, parent: Option<&str>, text: &str) -> String {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2025-01-01T00:00:01.000Z","message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    }
+
+    fn texts(file: &ParsedFile) -> Vec<String> {
+        file.entries.iter().map(|e| crate::session::text::head_text(e).to_string()).collect()
+    }
+
+    fn session_file(lines: &[String]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+        (dir, path)
+    }
+
+    fn append(path: &Path, text: &str) {
+        use std::io::Write;
+        std::fs::OpenOptions::new().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn a_grown_file_has_only_its_new_lines_read() {
+        let (_dir, path) = session_file(&[HEADER.into(), user("a", None, "one")]);
+        let old = parse_file(&path).unwrap();
+        // A change inside the part already read is not seen: that part is not read again.
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, String::from_utf8(bytes).unwrap().replace("one", "ONE")).unwrap();
+        append(&path, &format!("{}\n", user("b", Some("a"), "two")));
+        let grown = parse_appended(&old).unwrap().expect("read from where the first read stopped");
+        assert_eq!(texts(&grown), ["one", "two"]);
+        assert_eq!(grown.facts.lines, 3);
+        assert_eq!(grown.entries[1].line, 3);
+        assert_eq!(grown.entries[1].span.start, old.facts.len);
+        assert_eq!(grown.facts.first_line, old.facts.first_line);
+    }
+
+    #[test]
+    fn a_replaced_shrunk_unchanged_or_torn_file_is_read_whole() {
+        let (_dir, path) = session_file(&[HEADER.into(), user("a", None, "one")]);
+        let old = parse_file(&path).unwrap();
+        assert!(parse_appended(&old).unwrap().is_none(), "nothing was appended");
+        std::fs::write(
+            &path,
+            format!(
+                "{}\n{}\n{}\n",
+                HEADER.replace("\"s\"", "\"t\""),
+                user("a", None, "x"),
+                user("b", None, "y")
+            ),
+        )
+        .unwrap();
+        assert!(parse_appended(&old).unwrap().is_none(), "the first line changed");
+        std::fs::write(&path, format!("{HEADER}\n")).unwrap();
+        assert!(parse_appended(&old).unwrap().is_none(), "the file shrank");
+
+        std::fs::write(&path, format!("{HEADER}\n{}", &user("a", None, "one")[..30])).unwrap();
+        let torn = parse_file(&path).unwrap();
+        append(&path, &format!("{}\n", &user("a", None, "one")[30..]));
+        assert!(parse_appended(&torn).unwrap().is_none(), "the last line read had no newline yet");
+    }
 }

@@ -85,7 +85,8 @@ pub fn write_action(
         match append_line(path, &session.file.facts, text.as_bytes()) {
             Ok(_) => return Ok(Written { id, line, backup }),
             Err(WriteError::Grew) => {
-                fresh = open(path)?;
+                let grown = session.reread().map_err(|e| eyre!("{e}"));
+                fresh = grown.wrap_err_with(|| format!("cannot read {}", path.display()))?;
                 session = &fresh;
             }
             Err(e) => return Err(eyre!(e)).wrap_err_with(|| format!("cannot write to {}", path.display())),

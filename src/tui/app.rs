@@ -101,8 +101,8 @@ pub enum Effect {
     ScanLive(Vec<PathBuf>),
     /// Read a session for the tree view.
     OpenTree(PathBuf),
-    /// Read the tree view's file again (it changed on disk).
-    ReloadTree(PathBuf),
+    /// Read the tree view's file again (it changed on disk), from where its session was read.
+    ReloadTree(Arc<Session>),
     TreeWrite(Action),
     TreeFork(Ix),
     TreeDetail(DetailJob),
@@ -495,7 +495,7 @@ fn files_changed(app: &mut App, paths: &[PathBuf]) -> Vec<Effect> {
     if let Some(view) = app.tree()
         && paths.iter().any(|p| p == view.path())
     {
-        effects.push(Effect::ReloadTree(view.path().to_path_buf()));
+        effects.push(Effect::ReloadTree(view.shared_session()));
     }
     effects
 }
@@ -652,10 +652,10 @@ impl<B: Backend> Runner<B> {
                     let _ = tx.send(Event::TreeOpened { path, result });
                 });
             }
-            Effect::ReloadTree(path) => {
+            Effect::ReloadTree(old) => {
                 let tx = self.tx.clone();
                 std::thread::spawn(move || {
-                    if let Ok(session) = Session::open(&path) {
+                    if let Ok(session) = old.reread() {
                         let _ = tx.send(Event::Tree(Report::Changed(session)));
                     }
                 });
@@ -665,7 +665,7 @@ impl<B: Backend> Runner<B> {
                     let path = view.path().to_path_buf();
                     let result =
                         crate::store::write_action(&path, Some(view.session()), Some(&self.root), &action)
-                            .and_then(|_| Session::open(&path).map_err(|e| eyre!("{e}")))
+                            .and_then(|_| view.session().reread().map_err(|e| eyre!("{e}")))
                             .map_err(|e| format!("{e:#}"));
                     self.send(Event::Tree(Report::Written(result)));
                 }

@@ -120,6 +120,35 @@ pub fn session_model(bytes: &[u8], file: &Path) {
     check_drafts(&session);
 }
 
+/// Reading only what was appended agrees with reading the whole file: `bytes` up to a cut (most
+/// often just after a newline, where pi's appends end) is read first, then the file grows to
+/// `bytes` and is read again both ways.
+pub fn reread_agrees(bytes: &[u8], file: &Path, cut: usize) {
+    use std::io::Write;
+    let ends: Vec<usize> = memchr::memchr_iter(b'\n', bytes).map(|i| i + 1).collect();
+    let cut = match cut.is_multiple_of(4) || ends.is_empty() {
+        true => (cut / 4) % (bytes.len() + 1),
+        false => ends[(cut / 4) % ends.len()],
+    };
+    std::fs::write(file, &bytes[..cut]).unwrap();
+    let Ok(before) = Session::open(file) else { return };
+    std::fs::OpenOptions::new().append(true).open(file).unwrap().write_all(&bytes[cut..]).unwrap();
+    match (before.reread(), Session::open(file)) {
+        (Ok(again), Ok(whole)) => {
+            assert_eq!(again.file.header, whole.file.header);
+            assert_eq!(again.file.entries, whole.file.entries);
+            assert_eq!(again.file.damage, whole.file.damage);
+            assert_eq!(again.file.facts, whole.file.facts);
+            assert_eq!(again.graph.leaf(), whole.graph.leaf());
+            assert_eq!(again.graph.roots().collect::<Vec<_>>(), whole.graph.roots().collect::<Vec<_>>());
+            assert_eq!(again.graph.labels(), whole.graph.labels());
+            assert_eq!(again.graph.name(), whole.graph.name());
+        }
+        (Err(again), Err(whole)) => assert_eq!(again.to_string(), whole.to_string()),
+        (again, whole) => panic!("reread {:?}, whole {:?}", again.err(), whole.err()),
+    }
+}
+
 fn check_graph(s: &Session) {
     let g = &s.graph;
     let n = s.entries().len();

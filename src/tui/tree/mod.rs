@@ -252,6 +252,12 @@ impl TreeView {
         self.state.session()
     }
 
+    /// The session, shared, for a worker that reads the file again from it
+    /// ([`Session::reread`]).
+    pub fn shared_session(&self) -> Arc<Session> {
+        Arc::clone(&self.state.session)
+    }
+
     /// The session file.
     pub fn path(&self) -> &Path {
         &self.session().file.path
