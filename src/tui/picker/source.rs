@@ -403,6 +403,38 @@ fn flat(session: usize) -> Row {
 mod tests {
     use super::*;
 
+    fn session(n: i64, text: &str) -> SessionSummary {
+        SessionSummary {
+            path: format!("/s/{n}.jsonl").into(),
+            id: format!("id-{n}"),
+            first_message: text.into(),
+            all_messages_text: text.into(),
+            modified_ms: n,
+            ..SessionSummary::default()
+        }
+    }
+
+    #[test]
+    fn a_list_growing_under_a_query_keeps_its_search_index() {
+        let mut list = SessionList::default();
+        list.merge(Found::all(vec![session(1, "render loop"), session(2, "parser")]));
+        let titles = |list: &mut SessionList| -> Vec<String> {
+            let rows = list.rows("render", SortMode::Recent, false).unwrap();
+            rows.iter().map(|r| list.sessions()[r.session].first_message.clone()).collect()
+        };
+        assert_eq!(titles(&mut list), ["render loop"]);
+        assert!(list.has_index());
+        list.merge(Found::all(vec![session(3, "render tests"), session(0, "docs")]));
+        assert!(list.has_index(), "the index follows the list instead of being built again");
+        assert_eq!(titles(&mut list), ["render tests", "render loop"]);
+        list.remove(Path::new("/s/3.jsonl"));
+        assert!(list.has_index());
+        assert_eq!(titles(&mut list), ["render loop"]);
+        list.replace(Found::all(vec![session(5, "render again")]));
+        assert!(!list.has_index(), "a replaced list is indexed anew");
+        assert_eq!(titles(&mut list), ["render again"]);
+    }
+
     #[test]
     fn keys_by_folder_are_the_canonical_keys() {
         let tmp = tempfile::tempdir().unwrap();
