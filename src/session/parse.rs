@@ -2,7 +2,8 @@
 //! counted with its reason, and legacy (v1/v2) files migrated in memory the way pi migrates them.
 //!
 //! The file is streamed in blocks whose lines are parsed in parallel, so a 300 MB session is never
-//! held in memory as text.
+//! held in memory as text. A file that only grew since it was parsed can be brought up to date by
+//! reading just its new lines ([`parse_appended`]).
 
 use foldhash::{HashSet as FastSet, HashSetExt};
 use std::io::{Read, Seek};
