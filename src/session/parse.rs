@@ -93,6 +93,17 @@ pub struct ParsedFile {
     /// The positions of `entries` by id, as read. [`crate::session::Session::from_parsed`] hands
     /// it to the graph (so the ids are hashed once) and leaves it empty here.
     pub ids: IdIndex,
+    /// The file's modification time before it was read (`None` for a session read from memory).
+    pub modified: Option<std::time::SystemTime>,
+}
+
+impl ParsedFile {
+    /// Whether the file still has the length and modification time it had when it was read: its
+    /// content is then taken as the same (pi only appends, and an append changes both).
+    pub fn unchanged_on_disk(&self) -> bool {
+        let Ok(meta) = std::fs::metadata(&self.path) else { return false };
+        self.modified.is_some() && meta.len() == self.facts.len && meta.modified().ok() == self.modified
+    }
 }
 
 /// Why a file could not be read as a session.
@@ -139,10 +150,11 @@ const BLOCK: usize = 1 << 20;
 /// Read and parse a session file (a regular file: anything else is an error, never a wait).
 pub fn parse_file(path: &Path) -> Result<ParsedFile, ParseError> {
     let file = super::content::open_regular(path)?;
-    let block = block_for(file.metadata()?.len());
+    let meta = file.metadata()?;
     let mut state = Builder::default();
-    read_lines(file, block, Position::default(), |lines| state.push_all(lines))?;
-    state.finish(path.to_path_buf())
+    read_lines(file, block_for(meta.len()), Position::default(), |lines| state.push_all(lines))?;
+    let parsed = state.finish(path.to_path_buf())?;
+    Ok(ParsedFile { modified: meta.modified().ok(), ..parsed })
 }
 
 /// `old` as its file is now, reading only what was appended to it since: `None` when the file
@@ -156,7 +168,8 @@ pub fn parse_appended(old: &ParsedFile) -> Result<Option<ParsedFile>, ParseError
         return Ok(None);
     }
     let mut file = super::content::open_regular(&old.path)?;
-    let len = file.metadata()?.len();
+    let meta = file.metadata()?;
+    let len = meta.len();
     if len <= facts.len || !still_starts_as_read(&file, facts)? {
         return Ok(None);
     }
@@ -170,7 +183,8 @@ pub fn parse_appended(old: &ParsedFile) -> Result<Option<ParsedFile>, ParseError
     let from = Position { offset: facts.len, line: facts.lines };
     read_lines(file, block_for(len - facts.len), from, |lines| state.push_all(lines))?;
     state.facts.first_line = facts.first_line.clone();
-    state.finish(old.path.clone()).map(Some)
+    let parsed = state.finish(old.path.clone())?;
+    Ok(Some(ParsedFile { modified: meta.modified().ok(), ..parsed }))
 }
 
 /// Whether `file` still has the first line that was read, and a newline where the part read ended.
@@ -407,7 +421,7 @@ impl Builder {
         let ids = drop_duplicates(&mut entries, &mut self.damage);
         entries.shrink_to_fit();
         self.damage.sort_by_key(|d| d.line);
-        Ok(ParsedFile { path, header, entries, damage: self.damage, facts: self.facts, ids })
+        Ok(ParsedFile { path, header, entries, damage: self.damage, facts: self.facts, ids, modified: None })
     }
 }
 
@@ -547,6 +561,25 @@ mod tests {
         assert_eq!(grown.entries[1].line, 3);
         assert_eq!(grown.entries[1].span.start, old.facts.len);
         assert_eq!(grown.facts.first_line, old.facts.first_line);
+    }
+
+    #[test]
+    fn a_file_is_unchanged_on_disk_until_its_length_or_time_changes() {
+        let (_dir, path) = session_file(&[HEADER.into(), user("a", None, "one")]);
+        let read = parse_file(&path).unwrap();
+        assert!(read.unchanged_on_disk());
+        let bytes = std::fs::read(&path).unwrap();
+        let rewritten = String::from_utf8(bytes).unwrap().replace("one", "ONE");
+        std::fs::write(&path, &rewritten).unwrap();
+        let later = read.modified.unwrap() + std::time::Duration::from_secs(1);
+        std::fs::File::options().write(true).open(&path).unwrap().set_modified(later).unwrap();
+        assert!(!read.unchanged_on_disk(), "same length, later time");
+        let again = parse_file(&path).unwrap();
+        assert!(again.unchanged_on_disk());
+        append(&path, &format!("{}\n", user("b", Some("a"), "two")));
+        assert!(!again.unchanged_on_disk(), "longer");
+        std::fs::remove_file(&path).unwrap();
+        assert!(!again.unchanged_on_disk(), "gone");
     }
 
     #[test]

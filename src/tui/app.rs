@@ -655,6 +655,10 @@ impl<B: Backend> Runner<B> {
             Effect::ReloadTree(old) => {
                 let tx = self.tx.clone();
                 std::thread::spawn(move || {
+                    // pitree's own writes come back as changes too, after the view took them in.
+                    if old.file.unchanged_on_disk() {
+                        return;
+                    }
                     if let Ok(session) = old.reread() {
                         let _ = tx.send(Event::Tree(Report::Changed(session)));
                     }
