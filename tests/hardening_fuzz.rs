@@ -248,20 +248,20 @@ fn mouse(b: &mut Bytes<'_>, w: u16, h: u16) -> MouseEvent {
     MouseEvent { kind, column, row, modifiers: KeyModifiers::NONE }
 }
 
-/// Answer `OpenTree` effects with the file read, as the runner does.
+/// Answer `OpenTree` and `ReopenTree` effects with the file read, as the runner does.
 fn open_requested_trees(h: &mut picker_support::Harness) {
     let wanted: Vec<_> = h
         .effects
         .iter()
         .filter_map(|e| match e {
-            Effect::OpenTree(p) => Some(p.clone()),
+            Effect::OpenTree(p) => Some((p.clone(), Session::open(p))),
+            Effect::ReopenTree(old) => Some((old.file.path.clone(), old.reread())),
             _ => None,
         })
         .collect();
-    h.effects.retain(|e| !matches!(e, Effect::OpenTree(_)));
-    for path in wanted {
-        let result = Session::open(&path).map_err(|e| e.to_string());
-        h.send(Event::TreeOpened { path, result });
+    h.effects.retain(|e| !matches!(e, Effect::OpenTree(_) | Effect::ReopenTree(_)));
+    for (path, result) in wanted {
+        h.send(Event::TreeOpened { path, result: result.map_err(|e| e.to_string()) });
     }
 }
 

@@ -760,6 +760,59 @@ fn the_tree_view_opens_from_enter_and_esc_comes_back_to_the_same_view() {
 }
 
 #[test]
+fn a_session_that_grew_since_its_view_was_closed_reopens_reading_only_what_was_appended() {
+    let f = Fixtures::copy();
+    let mut h = Harness::new(false);
+    let sessions = f.in_folder("/home/dev/alpha");
+    h.load(ScopeKind::Current, sessions.clone());
+    h.type_text("Auth refactor");
+    h.code(KeyCode::Enter);
+    let Screen::Opening(path) = &h.app.screen else { panic!("not opening") };
+    let path = path.clone();
+    h.send(Event::TreeOpened {
+        path: path.clone(),
+        result: Ok(pitree::session::Session::open(&path).unwrap()),
+    });
+    let before = h.app.tree().unwrap().session().clone();
+    h.code(KeyCode::Esc);
+
+    // pi appends a label to the leaf; the picker's next scan lists the longer file.
+    let leaf = before.entry(before.graph.leaf().unwrap()).id.to_string();
+    let line = format!(
+        r#"{{"type":"label","id":"0a0b0c0d","parentId":"{leaf}","timestamp":"2026-01-01T00:00:00.000Z","targetId":"{leaf}","label":"grown"}}"#
+    );
+    std::fs::write(&path, [std::fs::read(&path).unwrap(), format!("{line}\n").into_bytes()].concat())
+        .unwrap();
+    let grown: Vec<_> = sessions
+        .into_iter()
+        .map(|mut s| {
+            if s.path == path {
+                s.file_len = std::fs::metadata(&path).unwrap().len();
+            }
+            s
+        })
+        .collect();
+    h.load(ScopeKind::Current, grown);
+    h.clear_effects();
+    h.code(KeyCode::Enter);
+    assert!(matches!(h.app.screen, Screen::Opening(_)), "a grown file is not shown as it was");
+    assert!(!h.effects.iter().any(|e| matches!(e, Effect::OpenTree(_))));
+    let old = h
+        .effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::ReopenTree(old) => Some(std::sync::Arc::clone(old)),
+            _ => None,
+        })
+        .expect("the closed view's session is read from where it stopped");
+    assert_eq!(old.file.facts, before.file.facts);
+    h.send(Event::TreeOpened { path: path.clone(), result: old.reread().map_err(|e| e.to_string()) });
+    let view = h.app.tree().expect("the tree view");
+    assert_eq!(view.session().entries().len(), before.entries().len() + 1);
+    assert_eq!(view.session().graph.label_of(&leaf).map(|l| l.text.as_str()), Some("grown"));
+}
+
+#[test]
 fn a_session_that_cannot_be_read_says_so_and_stays_in_the_picker() {
     let mut h = loaded(three());
     h.code(KeyCode::Enter);

@@ -101,6 +101,8 @@ pub enum Effect {
     ScanLive(Vec<PathBuf>),
     /// Read a session for the tree view.
     OpenTree(PathBuf),
+    /// Open a tree view of this session's file as it is now, reading only what was appended.
+    ReopenTree(Arc<Session>),
     /// Read the tree view's file again (it changed on disk), from where its session was read.
     ReloadTree(Arc<Session>),
     TreeWrite(Action),
@@ -390,18 +392,21 @@ fn picker_requests(app: &mut App, effects: Vec<picker::Effect>) -> Vec<Effect> {
     out
 }
 
-/// Open the tree view of `path`: the last closed view when it shows the same, unchanged file.
+/// Open the tree view of `path`: the last closed view when it shows the same, unchanged file;
+/// when that file grew since, a new view of its session brought up to date by reading what was
+/// appended.
 fn open_tree(app: &mut App, path: PathBuf) -> Vec<Effect> {
     let len = app.picker.sessions().iter().find(|s| s.path == path).map(|s| s.file_len);
-    if let Some(view) = app.last_tree.take()
-        && view.path() == path
-        && Some(view.session().file.facts.len) == len
-    {
-        app.screen = Screen::Tree(view);
-        return Vec::new();
+    match app.last_tree.take().filter(|view| view.path() == path) {
+        Some(view) if Some(view.session().file.facts.len) == len => {
+            app.screen = Screen::Tree(view);
+            Vec::new()
+        }
+        last => {
+            app.screen = Screen::Opening(path.clone());
+            vec![last.map_or(Effect::OpenTree(path), |view| Effect::ReopenTree(view.shared_session()))]
+        }
     }
-    app.screen = Screen::Opening(path.clone());
-    vec![Effect::OpenTree(path)]
 }
 
 fn tree_opened(app: &mut App, path: PathBuf, result: Result<Session, String>) -> Vec<Effect> {
@@ -650,6 +655,13 @@ impl<B: Backend> Runner<B> {
                 std::thread::spawn(move || {
                     let result = Session::open(&path).map_err(|e| e.to_string());
                     let _ = tx.send(Event::TreeOpened { path, result });
+                });
+            }
+            Effect::ReopenTree(old) => {
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    let result = old.reread().map_err(|e| e.to_string());
+                    let _ = tx.send(Event::TreeOpened { path: old.file.path.clone(), result });
                 });
             }
             Effect::ReloadTree(old) => {
