@@ -20,7 +20,7 @@
 //!     match view.handle_key(key) {
 //!         TreeOutcome::Write(action) => {
 //!             let result = store::write_action(view.path(), Some(view.session()), root, &action)
-//!                 .and_then(|_| reopen(view.path()));
+//!                 .and_then(|_| Ok(view.session().reread()?)); // only the appended line is read
 //!             view.apply(Report::Written(result.map_err(|e| e.to_string())));
 //!         }
 //!         // … Fork, Copy, RunSummarizer, Resume, Close
@@ -32,7 +32,7 @@
 //!
 //! Keys: the view takes them from [`TreeOptions::keys`], the app's `Keybindings::tree` (pi's
 //! defaults and pitree's `pitree.tree.*` ones, with the user's `keybindings.json` applied), and so
-//! do its hint line and the help overlay. The default table, with the keybinding ids, is in
+//! do its hint lines and the help overlay. The default table, with the keybinding ids, is in
 //! `state.rs`; the reasons for pitree's own keys are in `tui::keymap`. Printable keys type into the
 //! search unless bound (Shift+L, Shift+T and `/` by default); in the `/` search field every
 //! printable key types. The inputs and dialogs keep fixed keys: in the summary editor Ctrl+S saves
