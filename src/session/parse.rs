@@ -8,6 +8,7 @@
 use foldhash::{HashSet as FastSet, HashSetExt};
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use rayon::prelude::*;
 
@@ -94,7 +95,7 @@ pub struct ParsedFile {
     /// it to the graph (so the ids are hashed once) and leaves it empty here.
     pub ids: IdIndex,
     /// The file's modification time before it was read (`None` for a session read from memory).
-    pub modified: Option<std::time::SystemTime>,
+    pub modified: Option<SystemTime>,
 }
 
 impl ParsedFile {
@@ -153,8 +154,7 @@ pub fn parse_file(path: &Path) -> Result<ParsedFile, ParseError> {
     let meta = file.metadata()?;
     let mut state = Builder::default();
     read_lines(file, block_for(meta.len()), Position::default(), |lines| state.push_all(lines))?;
-    let parsed = state.finish(path.to_path_buf())?;
-    Ok(ParsedFile { modified: meta.modified().ok(), ..parsed })
+    state.finish(path.to_path_buf(), meta.modified().ok())
 }
 
 /// `old` as its file is now, reading only what was appended to it since: `None` when the file
@@ -183,8 +183,7 @@ pub fn parse_appended(old: &ParsedFile) -> Result<Option<ParsedFile>, ParseError
     let from = Position { offset: facts.len, line: facts.lines };
     read_lines(file, block_for(len - facts.len), from, |lines| state.push_all(lines))?;
     state.facts.first_line = facts.first_line.clone();
-    let parsed = state.finish(old.path.clone())?;
-    Ok(Some(ParsedFile { modified: meta.modified().ok(), ..parsed }))
+    state.finish(old.path.clone(), meta.modified().ok()).map(Some)
 }
 
 /// Whether `file` still has the first line that was read, and a newline where the part read ended.
@@ -203,7 +202,7 @@ fn still_starts_as_read(file: &std::fs::File, facts: &FileFacts) -> std::io::Res
 pub fn parse_bytes(bytes: &[u8], path: PathBuf) -> Result<ParsedFile, ParseError> {
     let mut state = Builder::default();
     read_lines(bytes, block_for(bytes.len() as u64), Position::default(), |lines| state.push_all(lines))?;
-    state.finish(path)
+    state.finish(path, None)
 }
 
 /// The read size for `len` bytes: all of them (and one more, to see the end) when they fit in
@@ -403,7 +402,8 @@ impl Builder {
         self.damage.push(Damage { line, kind });
     }
 
-    fn finish(mut self, path: PathBuf) -> Result<ParsedFile, ParseError> {
+    /// The parsed file at `path`, last modified at `modified` before it was read.
+    fn finish(mut self, path: PathBuf, modified: Option<SystemTime>) -> Result<ParsedFile, ParseError> {
         if self.facts.len == 0 {
             return Err(ParseError::Empty);
         }
@@ -421,7 +421,7 @@ impl Builder {
         let ids = drop_duplicates(&mut entries, &mut self.damage);
         entries.shrink_to_fit();
         self.damage.sort_by_key(|d| d.line);
-        Ok(ParsedFile { path, header, entries, damage: self.damage, facts: self.facts, ids, modified: None })
+        Ok(ParsedFile { path, header, entries, damage: self.damage, facts: self.facts, ids, modified })
     }
 }
 
