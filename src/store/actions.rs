@@ -85,8 +85,7 @@ pub fn write_action(
         match append_line(path, &session.file.facts, text.as_bytes()) {
             Ok(_) => return Ok(Written { id, line, backup }),
             Err(WriteError::Grew) => {
-                let grown = session.reread().map_err(|e| eyre!("{e}"));
-                fresh = grown.wrap_err_with(|| format!("cannot read {}", path.display()))?;
+                fresh = reread(session)?;
                 session = &fresh;
             }
             Err(e) => return Err(eyre!(e)).wrap_err_with(|| format!("cannot write to {}", path.display())),
@@ -97,6 +96,12 @@ pub fn write_action(
 
 fn open(path: &Path) -> Result<Session> {
     Session::open(path).map_err(|e| eyre!("{e}")).wrap_err_with(|| format!("cannot read {}", path.display()))
+}
+
+/// [`open`] for a session already read, reading what was appended since ([`Session::reread`]).
+fn reread(session: &Session) -> Result<Session> {
+    let path = &session.file.path;
+    session.reread().map_err(|e| eyre!("{e}")).wrap_err_with(|| format!("cannot read {}", path.display()))
 }
 
 fn find(session: &Session, id: &str) -> Result<Ix> {
