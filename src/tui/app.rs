@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use color_eyre::eyre::{Result, eyre};
 use ratatui::Frame;
@@ -827,7 +827,7 @@ fn forward_scan(
     let mut keys = KeyCache::default();
     let mut rows_out = false;
     while let Ok(first) = scan_rx.recv() {
-        let deadline = std::time::Instant::now() + SCAN_COALESCE;
+        let deadline = Instant::now() + SCAN_COALESCE;
         let mut batch = ScanBatch::default();
         let mut next = Some(first);
         while let Some(event) = next {
@@ -837,7 +837,7 @@ fn forward_scan(
             } else if !rows_out && !batch.found.is_empty() {
                 scan_rx.try_recv().ok()
             } else {
-                scan_rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())).ok()
+                scan_rx.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok()
             };
         }
         rows_out |= !batch.found.is_empty();

@@ -290,15 +290,8 @@ impl SessionList {
                 .then_with(|| b.path.file_name().cmp(&a.path.file_name()))
         });
         let mut slots: Vec<Option<Item>> = items.into_iter().map(Some).collect();
-        let mut was = Vec::with_capacity(order.len());
-        let (sessions, keys): (Vec<SessionSummary>, Vec<Keys>) = order
-            .into_iter()
-            .filter_map(|i| slots[i].take())
-            .map(|(s, k, from)| {
-                was.push(from);
-                (s, k)
-            })
-            .unzip();
+        let (sessions, (keys, was)): (Vec<_>, (Vec<_>, Vec<_>)) =
+            order.into_iter().filter_map(|i| slots[i].take()).map(|(s, k, was)| (s, (k, was))).unzip();
         self.sessions = Arc::new(sessions);
         self.keys = keys;
         self.index = self

@@ -424,8 +424,10 @@ fn wrap_hints(items: &[String], cols: usize, max_lines: usize) -> Vec<String> {
     {
         lines.truncate(max_lines);
         let line = lines.last_mut().expect("max_lines is at least 1");
-        while !fits(line, last_item) && line.rfind(SEP).is_some() {
-            line.truncate(line.rfind(SEP).expect("checked"));
+        while !fits(line, last_item)
+            && let Some(at) = line.rfind(SEP)
+        {
+            line.truncate(at);
         }
         if fits(line, last_item) {
             line.push_str(SEP);
