@@ -6,12 +6,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::Result;
 
 use crate::Config;
 use crate::catalog::{KEYSTROKE_TARGET, Lists};
 use crate::corpus::Corpus;
-use crate::reference::Sandbox;
+use crate::reference::{self, Sandbox};
 use crate::table::{Judged, Row, cell, duration, judge, judge_pair, median, ratio, rss_cell, thousands};
 use crate::worker::{self, FrameReport, Measured, SearchReport, Typing};
 
@@ -52,15 +52,10 @@ pub fn measure_cold_frame(
     corpus: &Corpus,
     sandbox: &Sandbox,
 ) -> Result<Measured<FrameReport>> {
-    let root = corpus.agent_dir.join("sessions");
+    let (root, _) = root_and_cache(corpus, sandbox);
     let cache = sandbox.cache().join("pitree-cold");
     eprintln!("picker first frame (no index): {} runs", config.runs);
-    let empty = || {
-        if cache.exists() {
-            std::fs::remove_dir_all(&cache).wrap_err_with(|| format!("emptying {}", cache.display()))?;
-        }
-        std::fs::create_dir_all(&cache).wrap_err_with(|| format!("creating {}", cache.display()))
-    };
+    let empty = || reference::empty_dir(&cache);
     worker::measure_with("picker-frame", &[&root, &cache], config.runs, sandbox, &corpus.agent_dir, empty)
 }
 

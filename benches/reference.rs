@@ -115,13 +115,19 @@ pub struct Sandbox {
 
 const SANDBOX_STATE: [&str; 5] = ["home", "cache", "data", "config", "state"];
 
+/// Make `dir` an empty folder, whatever was there.
+pub fn empty_dir(dir: &Path) -> Result<()> {
+    if dir.exists() {
+        fs::remove_dir_all(dir).wrap_err_with(|| format!("emptying {}", dir.display()))?;
+    }
+    fs::create_dir_all(dir).wrap_err_with(|| format!("creating {}", dir.display()))
+}
+
 impl Sandbox {
     /// Creates (or empties) the sandbox at `root`.
     pub fn create(root: &Path) -> Result<Self> {
-        if root.exists() {
-            fs::remove_dir_all(root).wrap_err_with(|| format!("emptying {}", root.display()))?;
-        }
-        fs::create_dir_all(root.join("out")).wrap_err_with(|| format!("creating {}", root.display()))?;
+        empty_dir(root)?;
+        empty_dir(&root.join("out"))?;
         let sandbox = Self { root: root.to_path_buf() };
         sandbox.reset()?;
         Ok(sandbox)
@@ -129,14 +135,7 @@ impl Sandbox {
 
     /// Empties HOME and the XDG dirs: the next command starts with no cache and no index.
     pub fn reset(&self) -> Result<()> {
-        for name in SANDBOX_STATE {
-            let dir = self.root.join(name);
-            if dir.exists() {
-                fs::remove_dir_all(&dir).wrap_err_with(|| format!("emptying {}", dir.display()))?;
-            }
-            fs::create_dir_all(&dir).wrap_err_with(|| format!("creating {}", dir.display()))?;
-        }
-        Ok(())
+        SANDBOX_STATE.iter().try_for_each(|name| empty_dir(&self.root.join(name)))
     }
 
     pub fn home(&self) -> PathBuf {
