@@ -584,12 +584,12 @@ fn previews_are_asked_for_once_and_cached_per_file_version() {
     let asks =
         |h: &Harness| h.picker_effects().iter().filter(|e| matches!(e, PickerEffect::LoadPreview(_))).count();
     assert_eq!(asks(&h), 1, "the selected session's preview");
-    let preview = std::sync::Arc::new(pitree::tui::picker::preview::Preview {
+    let preview = previewed(pitree::tui::picker::preview::Preview {
         path: PathBuf::from("/s/--w--/a.jsonl"),
         file_len: 100,
         ..Default::default()
     });
-    h.send(Event::Preview { path: preview.path.clone(), result: Ok(preview) });
+    h.send(Event::Preview { path: preview.preview.path.clone(), result: Ok(preview) });
     h.code(KeyCode::Down);
     assert_eq!(asks(&h), 2);
     h.code(KeyCode::Up);
@@ -810,6 +810,74 @@ fn a_session_that_grew_since_its_view_was_closed_reopens_reading_only_what_was_a
     let view = h.app.tree().expect("the tree view");
     assert_eq!(view.session().entries().len(), before.entries().len() + 1);
     assert_eq!(view.session().graph.label_of(&leaf).map(|l| l.text.as_str()), Some("grown"));
+}
+
+/// A preview as the worker sends it, with a session of just a header for its path.
+fn previewed(preview: pitree::tui::picker::preview::Preview) -> pitree::tui::picker::preview::Previewed {
+    let header =
+        br#"{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    let parsed = pitree::session::parse::parse_bytes(header, preview.path.clone()).unwrap();
+    pitree::tui::picker::preview::Previewed {
+        preview: std::sync::Arc::new(preview),
+        session: std::sync::Arc::new(pitree::session::Session::from_parsed(parsed)),
+    }
+}
+
+#[test]
+fn enter_on_a_previewed_session_opens_its_tree_from_the_preview_without_reading_the_file() {
+    let f = Fixtures::copy();
+    let mut h = Harness::new(false);
+    h.load(ScopeKind::Current, f.in_folder("/home/dev/alpha"));
+    h.type_text("Auth refactor");
+    h.answer_previews();
+    h.clear_effects();
+    h.code(KeyCode::Enter);
+    let view = h.app.tree().expect("the tree view is shown at once");
+    assert!(view.session().entries().len() > 1);
+    assert!(!h.effects.iter().any(|e| matches!(e, Effect::OpenTree(_) | Effect::ReopenTree(_))));
+    assert!(
+        h.effects.iter().any(|e| matches!(e, Effect::ReloadTree(s) if s.file.path == view.path())),
+        "a worker checks that the file did not change since the preview read it"
+    );
+    assert!(h.screen(120, 40).contains("Session Tree"));
+}
+
+#[test]
+fn a_session_that_grew_since_its_preview_opens_reading_only_what_was_appended() {
+    let f = Fixtures::copy();
+    let mut h = Harness::new(false);
+    let sessions = f.in_folder("/home/dev/alpha");
+    h.load(ScopeKind::Current, sessions.clone());
+    h.type_text("Auth refactor");
+    h.answer_previews();
+    let path = h.app.picker.selected().unwrap().path.clone();
+    let before = pitree::session::Session::open(&path).unwrap();
+
+    let mut out = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    std::io::Write::write_all(&mut out, b"{\"type\":\"session_info\",\"id\":\"0a0b0c0d\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"name\":\"grown\"}\n").unwrap();
+    let grown: Vec<_> = sessions
+        .into_iter()
+        .map(|mut s| {
+            if s.path == path {
+                s.file_len = std::fs::metadata(&path).unwrap().len();
+            }
+            s
+        })
+        .collect();
+    h.load(ScopeKind::Current, grown);
+    h.clear_effects();
+    h.code(KeyCode::Enter);
+    assert!(matches!(h.app.screen, Screen::Opening(_)), "a grown file is not shown as the preview read it");
+    assert!(!h.effects.iter().any(|e| matches!(e, Effect::OpenTree(_))));
+    let old = h
+        .effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::ReopenTree(old) => Some(std::sync::Arc::clone(old)),
+            _ => None,
+        })
+        .expect("the preview's session is read from where it stopped");
+    assert_eq!(old.file.facts, before.file.facts);
 }
 
 #[test]

@@ -22,7 +22,7 @@ use super::help::Help;
 use super::keymap::{Action as Key, Keybindings};
 use super::picker::draw as picker_draw;
 use super::picker::keys::command_for;
-use super::picker::preview::{self, Preview};
+use super::picker::preview::{self, Previewed};
 use super::picker::source::{BuiltIndex, Found, KeyCache, SearchTexts};
 use super::picker::state::{self as picker, Picker, PickerOptions, PreviewSlot, ScanUpdate, ScopeKind};
 use super::resume::Resume;
@@ -64,7 +64,7 @@ pub enum Event {
     Live(HashMap<PathBuf, u32>),
     Preview {
         path: PathBuf,
-        result: Result<Arc<Preview>, String>,
+        result: Result<Previewed, String>,
     },
     /// A scope's search index, built on a worker from version `version` of its list.
     SearchIndex {
@@ -161,6 +161,8 @@ pub struct App {
     /// The last tree view closed with Esc, reused when the same unchanged session is opened again
     /// (its filter, folds and selection are kept).
     last_tree: Option<Box<TreeView>>,
+    /// The session the latest preview was built from: Enter on it opens the tree view at once.
+    previewed: Option<Arc<Session>>,
     pub help: Option<Help>,
     pub theme: Theme,
     /// The keys of both screens.
@@ -198,6 +200,7 @@ impl App {
             picker,
             screen,
             last_tree: None,
+            previewed: None,
             help: None,
             theme,
             keys,
@@ -271,7 +274,10 @@ pub fn update(app: &mut App, event: Event) -> Vec<Effect> {
         }
         Event::Preview { path, result } => {
             let slot = match result {
-                Ok(preview) => PreviewSlot::Ready(preview),
+                Ok(Previewed { preview, session }) => {
+                    app.previewed = Some(session);
+                    PreviewSlot::Ready(preview)
+                }
                 Err(e) => PreviewSlot::Failed(e),
             };
             let effects = app.picker.preview_loaded(path, slot);
@@ -386,25 +392,52 @@ fn picker_requests(app: &mut App, effects: Vec<picker::Effect>) -> Vec<Effect> {
                 app.exit =
                     Some(Exit::Resume(Resume { session: path, cwd: cwd.unwrap_or_default(), prompt: None }));
             }
+            picker::Effect::LoadPreview(path) => {
+                // Only one previewed session is kept: let the last one go before the next is read.
+                if app.previewed.as_ref().is_some_and(|s| s.file.path != path) {
+                    app.previewed = None;
+                }
+                out.push(Effect::Picker(picker::Effect::LoadPreview(path)));
+            }
             other => out.push(Effect::Picker(other)),
         }
     }
     out
 }
 
-/// Open the tree view of `path`: the last closed view when it shows the same, unchanged file;
-/// when that file grew since, a new view of its session brought up to date by reading what was
-/// appended.
+/// Open the tree view of `path`. A session already read for it is used instead of reading the
+/// file again: the last view closed with Esc (its filter, folds and selection kept), else the
+/// session the preview was built from. It is shown at once when the picker lists the file at the
+/// length it was read at (with a check on a worker that the file did not change meanwhile), and
+/// brought up to date by reading what was appended when the file grew.
 fn open_tree(app: &mut App, path: PathBuf) -> Vec<Effect> {
     let len = app.picker.sessions().iter().find(|s| s.path == path).map(|s| s.file_len);
-    match app.last_tree.take().filter(|view| view.path() == path) {
-        Some(view) if Some(view.session().file.facts.len) == len => {
-            app.screen = Screen::Tree(view);
-            Vec::new()
-        }
-        last => {
+    let as_listed = |s: &Session| Some(s.file.facts.len) == len;
+    let last = app.last_tree.take().filter(|view| view.path() == path);
+    if let Some(view) = last.as_ref().filter(|view| as_listed(view.session())) {
+        let check = Effect::ReloadTree(view.shared_session());
+        app.screen = Screen::Tree(last.expect("just matched"));
+        return vec![check];
+    }
+    let known = match last {
+        Some(view) => Some(view.shared_session()),
+        None => app.previewed.clone().filter(|s| s.file.path == path),
+    };
+    match known {
+        Some(session) if as_listed(&session) => {
             app.screen = Screen::Opening(path.clone());
-            vec![last.map_or(Effect::OpenTree(path), |view| Effect::ReopenTree(view.shared_session()))]
+            let check = Effect::ReloadTree(Arc::clone(&session));
+            let mut effects = show_tree(app, path, session);
+            effects.push(check);
+            effects
+        }
+        Some(session) => {
+            app.screen = Screen::Opening(path);
+            vec![Effect::ReopenTree(session)]
+        }
+        None => {
+            app.screen = Screen::Opening(path.clone());
+            vec![Effect::OpenTree(path)]
         }
     }
 }
@@ -414,29 +447,32 @@ fn tree_opened(app: &mut App, path: PathBuf, result: Result<Session, String>) ->
         return Vec::new();
     }
     match result {
-        Ok(session) => {
-            let options = TreeOptions {
-                now_ms: app.now_ms,
-                home: app.picker.home.as_ref().map(|h| h.to_string_lossy().into_owned()),
-                live_pid: app.picker.live.get(&path).copied(),
-                summarizer: app.options.summarizer.clone(),
-                keys: app.keys.tree.clone(),
-                ..TreeOptions::default()
-            };
-            let mut view = TreeView::open(session, options);
-            let job = view.search_job();
-            app.detail_asked = None;
-            app.screen = Screen::Tree(Box::new(view));
-            // The session may be outside the sessions root, or opened before the picker's scan
-            // (and its check for running pi processes) is done: check it now.
-            job.map(Effect::TreeSearch).into_iter().chain([Effect::ScanLive(live_paths(app))]).collect()
-        }
+        Ok(session) => show_tree(app, path, Arc::new(session)),
         Err(e) => {
             app.screen = Screen::Picker;
             app.picker.set_status(&format!("Cannot open {}: {e}", path.display()), true, app.now_ms);
             Vec::new()
         }
     }
+}
+
+/// Show a new tree view of `session` and start what it needs.
+fn show_tree(app: &mut App, path: PathBuf, session: Arc<Session>) -> Vec<Effect> {
+    let options = TreeOptions {
+        now_ms: app.now_ms,
+        home: app.picker.home.as_ref().map(|h| h.to_string_lossy().into_owned()),
+        live_pid: app.picker.live.get(&path).copied(),
+        summarizer: app.options.summarizer.clone(),
+        keys: app.keys.tree.clone(),
+        ..TreeOptions::default()
+    };
+    let mut view = TreeView::open(session, options);
+    let job = view.search_job();
+    app.detail_asked = None;
+    app.screen = Screen::Tree(Box::new(view));
+    // The session may be outside the sessions root, or opened before the picker's scan
+    // (and its check for running pi processes) is done: check it now.
+    job.map(Effect::TreeSearch).into_iter().chain([Effect::ScanLive(live_paths(app))]).collect()
 }
 
 /// The files to look for running pi processes in: the picker's sessions and the open tree's.
@@ -889,6 +925,7 @@ impl PreviewWorker {
         let wanted = Arc::new((Mutex::new(None::<PathBuf>), Condvar::new()));
         let shared = Arc::clone(&wanted);
         std::thread::spawn(move || {
+            let mut last = None;
             loop {
                 let path = {
                     let (lock, wake) = &*shared;
@@ -900,7 +937,10 @@ impl PreviewWorker {
                         slot = wake.wait(slot).unwrap_or_else(|e| e.into_inner());
                     }
                 };
-                let result = preview::load(&path).map(Arc::new).map_err(|e| format!("{e:#}"));
+                // The last session is let go before another file is read, so at most one is held.
+                let same = last.take().filter(|s: &Arc<Session>| s.file.path == path);
+                let result = preview::load(&path, same.as_ref()).map_err(|e| format!("{e:#}"));
+                last = result.as_ref().ok().map(|p| Arc::clone(&p.session));
                 if tx.send(Event::Preview { path, result }).is_err() {
                     return;
                 }

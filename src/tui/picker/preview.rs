@@ -3,6 +3,7 @@
 //! branch. Built on a worker from the session file; the picker caches it per file version.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use color_eyre::eyre::{Result, eyre};
 
@@ -73,10 +74,24 @@ impl Role {
     }
 }
 
-/// Read `path` and build its preview.
-pub fn load(path: &Path) -> Result<Preview> {
-    let session = Session::open(path).map_err(|e| eyre!("{e}"))?;
-    Ok(build(&session))
+/// A preview with the session it was built from, which the tree view opens from when the user
+/// presses Enter on that session (so the file is not read a second time).
+#[derive(Debug, Clone)]
+pub struct Previewed {
+    pub preview: Arc<Preview>,
+    pub session: Arc<Session>,
+}
+
+/// Read `path` and build its preview. `last` is the session the previous preview was built
+/// from: when it is the same file, it is used as it is if the file is unchanged on disk, and
+/// brought up to date by reading only the appended lines if the file grew (pi is writing to it).
+pub fn load(path: &Path, last: Option<&Arc<Session>>) -> Result<Previewed> {
+    let session = match last.filter(|s| s.file.path == path) {
+        Some(last) if last.file.unchanged_on_disk() => Arc::clone(last),
+        Some(last) => Arc::new(last.reread().map_err(|e| eyre!("{e}"))?),
+        None => Arc::new(Session::open(path).map_err(|e| eyre!("{e}"))?),
+    };
+    Ok(Previewed { preview: Arc::new(build(&session)), session })
 }
 
 /// The preview of a parsed session.
@@ -224,11 +239,10 @@ mod tests {
         assert_eq!(format_usage(&Usage::default()), "no usage recorded");
     }
 
-    #[test]
-    fn the_active_branch_of_a_fixture_reads_as_a_transcript() {
+    fn fixture() -> PathBuf {
         let dir =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agent/sessions/--home-dev-alpha--");
-        let file = std::fs::read_dir(dir)
+        std::fs::read_dir(dir)
             .unwrap()
             .flatten()
             .map(|e| e.path())
@@ -236,8 +250,12 @@ mod tests {
                 p.to_string_lossy().contains("2025-06-06T16-20-00")
                     && p.extension().is_some_and(|e| e == "jsonl")
             })
-            .unwrap();
-        let preview = load(&file).unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn the_active_branch_of_a_fixture_reads_as_a_transcript() {
+        let preview = load(&fixture(), None).unwrap().preview;
         assert!(preview.branch_entries > 0 && preview.branch_entries <= preview.total_entries);
         assert!(preview.items.iter().any(|i| i.role == Role::User));
         for item in &preview.items {
@@ -246,5 +264,32 @@ mod tests {
                 assert!(!item.text.contains('\n'), "one line: {item:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_last_session_is_kept_while_unchanged_and_brought_up_to_date_when_grown() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        std::fs::copy(fixture(), &file).unwrap();
+        let first = load(&file, None).unwrap();
+
+        let again = load(&file, Some(&first.session)).unwrap();
+        assert!(Arc::ptr_eq(&again.session, &first.session), "an unchanged file is not read again");
+        assert_eq!(again.preview, first.preview);
+
+        let leaf = first.session.entry(first.session.graph.leaf().unwrap()).id.to_string();
+        let line = format!(
+            r#"{{"type":"message","id":"0a0b0c0d","parentId":"{leaf}","timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"user","content":"one more question","timestamp":1767225600000}}}}"#
+        );
+        let mut out = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+        std::io::Write::write_all(&mut out, format!("{line}\n").as_bytes()).unwrap();
+        let grown = load(&file, Some(&first.session)).unwrap();
+        assert_eq!(*grown.preview, *load(&file, None).unwrap().preview, "the same as reading it whole");
+        assert_eq!(grown.preview.items.last().unwrap().text, "one more question");
+
+        let other = tempfile::NamedTempFile::new_in(dir.path()).unwrap();
+        std::fs::copy(fixture(), other.path()).unwrap();
+        let elsewhere = load(other.path(), Some(&first.session)).unwrap();
+        assert_eq!(elsewhere.session.file.path, other.path(), "another file's session is not used");
     }
 }

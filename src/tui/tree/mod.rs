@@ -172,8 +172,8 @@ pub struct TreeView {
 impl TreeView {
     /// Build the view: flatten the tree once and select the leaf (or its nearest visible ancestor,
     /// or [`TreeOptions::select`]). Cheap: no file is read.
-    pub fn open(session: Session, options: TreeOptions) -> TreeView {
-        TreeView { state: state::State::new(Arc::new(session), options) }
+    pub fn open(session: impl Into<Arc<Session>>, options: TreeOptions) -> TreeView {
+        TreeView { state: state::State::new(session.into(), options) }
     }
 
     /// React to one key press (filter `KeyEventKind::Press` before), as [`TreeOptions::keys`]
