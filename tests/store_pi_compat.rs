@@ -174,6 +174,56 @@ fn a_legacy_file_is_migrated_with_a_backup_before_the_first_write() {
     assert_eq!(&ids[..before_ids.len()], &before_ids[..]);
 }
 
+/// A legacy fixture whose header `version` is written as the JSON value `version`.
+fn with_version(sb: &Sandbox, version: &str) -> std::path::PathBuf {
+    let f = sb.add("edge/v2-legacy.jsonl", "--home-dev-legacy--");
+    let text = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(&f, text.replacen(r#""version":2"#, &format!(r#""version":{version}"#), 1)).unwrap();
+    f
+}
+
+#[test]
+fn a_header_version_written_as_the_string_3_is_current_as_pi_compares_it() {
+    let sb = Sandbox::new();
+    let f = with_version(&sb, r#""3""#);
+    let original = std::fs::read(&f).unwrap();
+    let pi_before = view(&f);
+    ok(&sb.pitree(&["rename", f.to_str().unwrap(), "r"]));
+    let after = std::fs::read(&f).unwrap();
+    assert!(after.starts_with(&original), "appended to, not migrated");
+    let backups = std::fs::read_dir(f.parent().unwrap()).unwrap().flatten();
+    assert!(!backups.into_iter().any(|e| e.file_name().to_string_lossy().ends_with(".bak")));
+    let (Some(before), Some(v)) = (pi_before, view(&f)) else { return };
+    assert_eq!(v["sessionName"], "r");
+    assert_eq!(v["labels"], before["labels"], "the labels still name their entries");
+    assert_eq!(context_before_the_name(&v), before["contextEntryIds"], "the abandoned branch stays out");
+    assert_eq!(path_ids(&v)[..path_ids(&before).len()], path_ids(&before)[..]);
+}
+
+#[test]
+fn a_header_version_written_as_the_string_2_is_migrated_from_v2_keeping_every_id() {
+    let sb = Sandbox::new();
+    let f = with_version(&sb, r#""2""#);
+    let before = Session::open(&f).unwrap();
+    let pi_before = view(&f);
+    ok(&sb.pitree(&["rename", f.to_str().unwrap(), "r"]));
+    assert!(f.with_file_name(format!("{}.v2.bak", f.file_name().unwrap().to_string_lossy())).exists());
+    let after = Session::open(&f).unwrap();
+    let ids = |s: &Session| s.entries().iter().map(|e| e.id.to_string()).collect::<Vec<_>>();
+    assert_eq!(ids(&after)[..before.entries().len()], ids(&before)[..]);
+    let (Some(before), Some(v)) = (pi_before, view(&f)) else { return };
+    assert_eq!(v["copyChange"], "unchanged", "pi sees a v3 file it does not need to rewrite");
+    assert_eq!(v["labels"], before["labels"]);
+    assert_eq!(context_before_the_name(&v), before["contextEntryIds"]);
+}
+
+/// pi's context entries without the last one, the `session_info` the rename appended.
+fn context_before_the_name(v: &Value) -> Value {
+    let ids = v["contextEntryIds"].as_array().unwrap();
+    assert_eq!(ids.last(), v["leafId"].as_str().map(Value::from).as_ref(), "the name is the leaf");
+    Value::from(ids[..ids.len() - 1].to_vec())
+}
+
 #[test]
 fn a_v1_file_keeps_the_ids_pitree_showed() {
     let sb = Sandbox::new();

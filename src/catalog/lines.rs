@@ -34,7 +34,7 @@ use crate::session::line::{
     format_number, has_lone_surrogate_escape, is_falsy, is_number_out_of_range, trim_ascii,
     value_as_javascript_reads_it,
 };
-use crate::session::loose::{Loose, LooseNum, Obj, RawUsage, ReadSeq, ScalarVisitor};
+use crate::session::loose::{JsNumber, Loose, LooseNum, Obj, RawUsage, ReadSeq, ScalarVisitor};
 use crate::session::skim::{self, Cut};
 
 /// What one line turned out to be.
@@ -343,7 +343,7 @@ pub struct Fields<'a> {
     #[serde(default)]
     usage: Obj<RawUsage>,
     #[serde(default)]
-    version: LooseNum,
+    version: JsNumber,
     #[serde(default, borrow)]
     cwd: Loose<'a>,
     #[serde(rename = "parentSession", default, borrow)]

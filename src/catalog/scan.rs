@@ -274,7 +274,7 @@ fn header(id: Id<'_>, fields: &Fields<'_>) -> HeaderInfo {
     HeaderInfo {
         id,
         id_is_string,
-        version: fields.version().map_or(1, |v| v.clamp(0.0, u32::MAX as f64) as u32),
+        version: crate::session::parse::migration_version(fields.version()),
         timestamp: fields.timestamp_str().map(str::to_string),
         cwd: fields.cwd().unwrap_or("").to_string(),
         parent_session: fields.parent_session().map(str::to_string),

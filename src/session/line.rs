@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use super::entry::{Entry, HeadBuilder, Kind, Message, Text, TextHead, ToolCall};
 use super::literal::{LooseLiteral, push_literal};
 pub use super::loose::format_number;
-use super::loose::{Loose, LooseNum, LooseVisitor, Obj, RawUsage, Scalar, loose_bool};
+use super::loose::{JsNumber, Loose, LooseNum, LooseVisitor, Obj, RawUsage, Scalar, loose_bool};
 use super::skim;
 use super::tool_args::tool_args;
 
@@ -427,7 +427,7 @@ struct RawLine<'a> {
     #[serde(rename = "systemMessage", default, borrow)]
     system_message: Option<&'a RawValue>,
     #[serde(default)]
-    version: LooseNum,
+    version: JsNumber,
     #[serde(default, borrow)]
     cwd: Loose<'a>,
     #[serde(rename = "parentSession", default, borrow)]

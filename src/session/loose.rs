@@ -37,6 +37,82 @@ impl<'de> Deserialize<'de> for LooseNum {
     }
 }
 
+/// A value as JavaScript's `<` and `>=` read it (`ToNumber`): a number as it is, a numeric string
+/// as its number (`"3"`, `" 2 "`, `"0x10"`; `""` is 0), `true` / `false` as 1 / 0, and any other
+/// string, array or object as NaN. `null` reads as absent, as `??` treats it. (JavaScript turns
+/// `[]` and `[3]` into numbers too; such a value reads as NaN here.)
+#[derive(Default)]
+pub(crate) struct JsNumber(pub(crate) Option<f64>);
+
+impl<'de> Deserialize<'de> for JsNumber {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = JsNumber;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<JsNumber, E> {
+                Ok(JsNumber(Some(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<JsNumber, E> {
+                Ok(JsNumber(Some(v as f64)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<JsNumber, E> {
+                Ok(JsNumber(Some(v as f64)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<JsNumber, E> {
+                Ok(JsNumber(Some(js_string_to_number(v))))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<JsNumber, E> {
+                Ok(JsNumber(Some(if v { 1.0 } else { 0.0 })))
+            }
+            fn visit_unit<E>(self) -> Result<JsNumber, E> {
+                Ok(JsNumber(None))
+            }
+            fn visit_none<E>(self) -> Result<JsNumber, E> {
+                Ok(JsNumber(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<JsNumber, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(JsNumber(Some(f64::NAN)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<JsNumber, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(JsNumber(Some(f64::NAN)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// JavaScript's `Number(text)`: surrounding white space ignored, empty is 0, decimal literals with
+/// an optional sign and exponent, `Infinity`, and unsigned `0x` / `0o` / `0b` integers; anything
+/// else is NaN.
+pub(crate) fn js_string_to_number(text: &str) -> f64 {
+    let t = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    if t.is_empty() {
+        return 0.0;
+    }
+    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
+        if t.len() > 2 && t[..2].eq_ignore_ascii_case(prefix) {
+            let digits = &t[2..];
+            return digits
+                .chars()
+                .try_fold(0.0, |n, c| c.to_digit(radix).map(|d| n * f64::from(radix) + f64::from(d)))
+                .unwrap_or(f64::NAN);
+        }
+    }
+    let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
+    if unsigned == "Infinity" {
+        return if t.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY };
+    }
+    // Rust also reads `inf` and `NaN`, which JavaScript does not.
+    let decimal =
+        unsigned.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    if decimal { t.parse().unwrap_or(f64::NAN) } else { f64::NAN }
+}
+
 /// A number as JavaScript prints it (`12345`, not `12345.0`).
 pub fn format_number(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() }
@@ -199,6 +275,32 @@ impl RawUsage {
             cache_read: self.cache_read.0.unwrap_or(0.0),
             cache_write: self.cache_write.0.unwrap_or(0.0),
             cost: self.cost.0.as_ref().and_then(|c| c.total.0).unwrap_or(0.0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn js(json: &str) -> Option<f64> {
+        serde_json::from_str::<JsNumber>(json).unwrap().0
+    }
+
+    #[test]
+    fn values_read_as_javascript_compares_them() {
+        assert_eq!(js("3"), Some(3.0));
+        assert_eq!(js(r#""3""#), Some(3.0));
+        assert_eq!(js(r#"" 2\n""#), Some(2.0));
+        assert_eq!(js(r#""""#), Some(0.0));
+        assert_eq!(js(r#""0x10""#), Some(16.0));
+        assert_eq!(js(r#""1e1""#), Some(10.0));
+        assert_eq!(js(r#""-Infinity""#), Some(f64::NEG_INFINITY));
+        assert_eq!(js("true"), Some(1.0));
+        assert_eq!(js("false"), Some(0.0));
+        assert_eq!(js("null"), None);
+        for nan in [r#""abc""#, r#""inf""#, r#""NaN""#, r#""3 4""#, r#""-0x1""#, r#""0x""#, "[3]", "{}"] {
+            assert!(js(nan).is_some_and(f64::is_nan), "{nan}");
         }
     }
 }

@@ -36,6 +36,19 @@ pub struct Header {
     pub line: u32,
 }
 
+/// The version a file is read (and migrated) as, from its header's `version` as JavaScript reads
+/// it ([`crate::session::loose::JsNumber`]): pi takes `header.version ?? 1` and migrates when it
+/// is `< 2` (from v1) or `< 3` (from v2), so a value that is not a number (`"abc"`) needs no
+/// migration, and `"2"` is v2.
+pub fn migration_version(version: Option<f64>) -> u32 {
+    match version.unwrap_or(1.0) {
+        v if v < 2.0 => 1,
+        v if v < 3.0 => 2,
+        v if v.is_nan() => CURRENT_VERSION,
+        v => v.min(u32::MAX as f64) as u32,
+    }
+}
+
 /// Why a line was not used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DamageKind {
@@ -429,7 +442,7 @@ fn header(h: HeaderLine, line: u32) -> Header {
     Header {
         id: h.id.unwrap_or_default(),
         id_is_string: h.id_is_string,
-        version: h.version.map_or(1, |v| v.clamp(0.0, u32::MAX as f64) as u32),
+        version: migration_version(h.version),
         timestamp: h.timestamp,
         cwd: h.cwd.unwrap_or_default(),
         parent_session: h.parent_session,
@@ -520,6 +533,23 @@ fn fnv1a_u64(v: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_header_version_is_compared_as_pi_compares_it() {
+        let version = |json: &str| {
+            let header = format!(r#"{{"type":"session","version":{json},"id":"s","cwd":"/p"}}"#);
+            parse_bytes(header.as_bytes(), PathBuf::from("s.jsonl")).unwrap().header.version
+        };
+        assert_eq!(version("3"), 3);
+        assert_eq!(version(r#""3""#), 3, "a numeric string is its number");
+        assert_eq!(version(r#""2""#), 2);
+        assert_eq!(version("2.5"), 2, "2.5 < 3: migrated from v2");
+        assert_eq!(version(r#""abc""#), 3, "NaN is neither < 2 nor < 3: nothing to migrate");
+        assert_eq!(version("null"), 1, "null ?? 1");
+        assert_eq!(version("true"), 1, "true < 2");
+        assert_eq!(version("-4"), 1);
+        assert_eq!(version("7"), 7);
+    }
 
     const HEADER: &str =
         r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}"#;
