@@ -225,6 +225,23 @@ fn context_before_the_name(v: &Value) -> Value {
 }
 
 #[test]
+fn a_rename_keeps_pi_s_leaf_when_the_last_line_repeats_an_earlier_id() {
+    let sb = Sandbox::new();
+    let f = sb.add("edge/duplicate-id.jsonl", "--home-dev-edge--");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let repeated = text.lines().nth(2).unwrap().to_string();
+    std::fs::write(&f, format!("{text}{repeated}\n")).unwrap();
+    let pi_before = view(&f);
+    let ours = Session::open(&f).unwrap();
+    assert_eq!(ours.entry(ours.graph.leaf().unwrap()).id.as_str(), "a0000002");
+    ok(&sb.pitree(&["rename", f.to_str().unwrap(), "just a name"]));
+    let (Some(before), Some(v)) = (pi_before, view(&f)) else { return };
+    assert_eq!(before["leafId"], "a0000002");
+    assert_eq!(v["sessionName"], "just a name");
+    assert_eq!(context_before_the_name(&v), before["contextEntryIds"], "pi continues where it did");
+}
+
+#[test]
 fn a_v1_file_keeps_the_ids_pitree_showed() {
     let sb = Sandbox::new();
     let f = sb.add("edge/v1-legacy.jsonl", "--home-dev-legacy--");

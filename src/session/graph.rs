@@ -8,7 +8,8 @@
 //!   file: that entry becomes a root, and the break is recorded in [`Graph::broken_cycles`].
 //! - Roots keep file order; children are sorted by timestamp, stably (an unreadable timestamp sorts
 //!   as its file-order predecessor's).
-//! - The leaf is the last entry in file order.
+//! - The leaf is the last entry in file order; for a file, the entry its last line's id names
+//!   ([`crate::session::parse::ParsedFile::leaf`]).
 
 use indexmap::IndexMap;
 
@@ -56,27 +57,19 @@ pub struct Graph {
 
 impl Graph {
     pub fn build(entries: &[Entry]) -> Graph {
-        Graph::with_ids(entries, IdIndex::new(entries.iter().map(|e| e.id.as_str())))
+        let leaf = entries.len().checked_sub(1).map(|i| i as Ix);
+        Graph::with_ids(entries, IdIndex::new(entries.iter().map(|e| e.id.as_str())), leaf)
     }
 
     /// [`Graph::build`] with the entries' id index already made (the session reader makes it
-    /// while it looks for repeated ids).
-    pub fn with_ids(entries: &[Entry], index: IdIndex) -> Graph {
+    /// while it looks for repeated ids) and the leaf it found.
+    pub fn with_ids(entries: &[Entry], index: IdIndex, leaf: Option<Ix>) -> Graph {
         let (mut parent, mut root_kind) = link_parents(entries, &index);
         break_cycles(&mut parent, &mut root_kind);
         let roots = (0..entries.len()).filter_map(|i| root_kind[i].map(|k| (i as Ix, k))).collect();
         let (child_start, children) = sorted_children(entries, &parent);
         let (labels, name) = labels_and_name(entries);
-        Graph {
-            index,
-            parent,
-            child_start,
-            children,
-            roots,
-            leaf: entries.len().checked_sub(1).map(|i| i as Ix),
-            labels,
-            name,
-        }
+        Graph { index, parent, child_start, children, roots, leaf, labels, name }
     }
 
     pub fn len(&self) -> usize {

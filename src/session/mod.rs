@@ -47,7 +47,7 @@ impl Session {
 
     pub fn from_parsed(mut file: ParsedFile) -> Session {
         let ids = std::mem::take(&mut file.ids);
-        let graph = Graph::with_ids(&file.entries, ids);
+        let graph = Graph::with_ids(&file.entries, ids, file.leaf);
         Session { file, graph }
     }
 

@@ -104,6 +104,10 @@ pub struct ParsedFile {
     pub entries: Vec<Entry>,
     pub damage: Vec<Damage>,
     pub facts: FileFacts,
+    /// The entry pi continues from: the one the last entry line's id names. pi's leaf is the last
+    /// line's id, so when that line repeats an earlier id it is the first entry with that id
+    /// (the one pitree keeps), not the entry before it in `entries`.
+    pub leaf: Option<super::graph::Ix>,
     /// The positions of `entries` by id, as read. [`crate::session::Session::from_parsed`] hands
     /// it to the graph (so the ids are hashed once) and leaves it empty here.
     pub ids: IdIndex,
@@ -191,6 +195,7 @@ pub fn parse_appended(old: &ParsedFile) -> Result<Option<ParsedFile>, ParseError
         header: Some(old.header.clone()),
         entries: old.entries.clone(),
         damage: old.damage.clone(),
+        last_id: old.leaf.map(|ix| old.entries[ix as usize].id.clone()),
         ..Builder::default()
     };
     let from = Position { offset: facts.len, line: facts.lines };
@@ -371,6 +376,8 @@ struct Builder {
     damage: Vec<Damage>,
     facts: FileFacts,
     not_a_session: bool,
+    /// The id of the last entry line (repeated ids included); `None` for a v1 file.
+    last_id: Option<Text>,
 }
 
 impl Builder {
@@ -398,7 +405,10 @@ impl Builder {
             Line::NoId(e) if self.is_v1() => self.idless.push(e),
             Line::NoId(_) => self.damage(number, DamageKind::MissingId),
             Line::Entry(e) if self.is_v1() => self.idless.push(e),
-            Line::Entry(e) => self.entries.push(e),
+            Line::Entry(e) => {
+                self.last_id = Some(e.id.clone());
+                self.entries.push(e);
+            }
         }
     }
 
@@ -431,10 +441,12 @@ impl Builder {
         } else {
             std::mem::take(&mut self.entries)
         };
+        let last_id = self.last_id.take().or_else(|| entries.last().map(|e| e.id.clone()));
         let ids = drop_duplicates(&mut entries, &mut self.damage);
+        let leaf = last_id.and_then(|id| ids.get(&id));
         entries.shrink_to_fit();
         self.damage.sort_by_key(|d| d.line);
-        Ok(ParsedFile { path, header, entries, damage: self.damage, facts: self.facts, ids, modified })
+        Ok(ParsedFile { path, header, entries, damage: self.damage, facts: self.facts, leaf, ids, modified })
     }
 }
 
@@ -575,6 +587,27 @@ mod tests {
     fn append(path: &Path, text: &str) {
         use std::io::Write;
         std::fs::OpenOptions::new().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn a_last_line_that_repeats_an_id_makes_that_entry_the_leaf_as_in_pi() {
+        let lines = [
+            HEADER.into(),
+            user("a", None, "one"),
+            user("b", Some("a"), "two"),
+            user("c", Some("b"), "three"),
+        ];
+        let (_dir, path) = session_file(&[&lines[..], &[user("b", Some("a"), "two again")]].concat());
+        let file = parse_file(&path).unwrap();
+        assert_eq!(texts(&file), ["one", "two", "three"], "the first entry with an id is kept");
+        assert_eq!(file.leaf, Some(1), "pi's leaf is the last line's id: b");
+        // Lines appended that hold no entry keep that leaf; a new entry becomes the leaf.
+        append(&path, "not json\n");
+        let grown = parse_appended(&file).unwrap().unwrap();
+        assert_eq!(grown.leaf, Some(1));
+        append(&path, &format!("{}\n", user("d", Some("b"), "four")));
+        assert_eq!(parse_appended(&grown).unwrap().unwrap().leaf, Some(3));
+        assert_eq!(parse_file(&path).unwrap().leaf, Some(3));
     }
 
     #[test]
