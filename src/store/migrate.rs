@@ -1,9 +1,11 @@
 //! Legacy (v1/v2) files on disk, and the sessions-root boundary.
 //!
 //! pi rewrites a legacy file when it opens it and drops its unreadable lines. pitree reads legacy
-//! files with in-memory migration and touches the disk only before its first write to one: the
-//! migrated text goes to a temp file in the same folder (`.<file>.migrating-XXXXXX`, fsync; one a
-//! killed migration left is removed by the next migration of that file), the original is kept as
+//! files with in-memory migration and touches the disk only before its first write to one, and
+//! only when that write may go ahead (the file is writable, its owner can be kept): the migrated
+//! text goes to a temp file in the same folder (`.<file>.migrating-XXXXXX`, with the original's
+//! owner, group and mode, fsync; one a killed migration left is removed by the next migration of
+//! that file), the original is kept as
 //! `<file>.v<N>.bak` (a hard link), the temp file is renamed over the original, and the folder is
 //! fsynced. Unreadable lines are kept verbatim. Entry ids are the ones the reader derived, so what
 //! the user saw is what lands on disk.
@@ -41,6 +43,11 @@ pub fn migrate_on_disk(session: &Session, root: &Path) -> Result<PathBuf> {
     if original.len() as u64 != session.file.facts.len {
         bail!("{} changed while it was being migrated; nothing was written", path.display());
     }
+    // The write that follows the migration would be refused: do not replace the file first.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .wrap_err_with(|| format!("cannot write to {}; it was not migrated", path.display()))?;
     let migrated = migrated_text(session, &original)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let prefix = temp_prefix(&path);
@@ -50,6 +57,7 @@ pub fn migrate_on_disk(session: &Session, root: &Path) -> Result<PathBuf> {
         .tempfile_in(dir)
         .wrap_err("cannot create a temp file for the migration")?;
     tmp.write_all(&migrated)?;
+    keep_owner(tmp.as_file(), &path)?;
     tmp.as_file().set_permissions(std::fs::metadata(&path)?.permissions())?;
     tmp.as_file().sync_all()?;
     let backup = backup_path(&path, session.header().version);
@@ -62,6 +70,24 @@ pub fn migrate_on_disk(session: &Session, root: &Path) -> Result<PathBuf> {
     tmp.persist(&path).wrap_err_with(|| format!("cannot replace {}", path.display()))?;
     sync_dir(&path)?;
     Ok(backup)
+}
+
+/// Give the migrated text the owner and group of the file it replaces (a temp file belongs to
+/// whoever runs pitree, so root migrating another user's session would take it from them).
+fn keep_owner(tmp: &std::fs::File, path: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let (file, ours) = (std::fs::metadata(path)?, tmp.metadata()?);
+    if (file.uid(), file.gid()) == (ours.uid(), ours.gid()) {
+        return Ok(());
+    }
+    std::os::unix::fs::fchown(tmp, Some(file.uid()), Some(file.gid())).wrap_err_with(|| {
+        format!(
+            "cannot keep the owner ({}:{}) of {}: migrating it would change who owns it; nothing was written",
+            file.uid(),
+            file.gid(),
+            path.display()
+        )
+    })
 }
 
 /// How long a migration's temp file may sit before another migration of the same file takes it

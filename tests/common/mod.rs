@@ -33,6 +33,11 @@ impl Sandbox {
         s
     }
 
+    /// The sandbox folder (agent dir, HOME, XDG dirs and cache below it).
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
     pub fn sessions(&self) -> PathBuf {
         self.dir.path().join("agent/sessions")
     }
