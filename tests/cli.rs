@@ -121,3 +121,34 @@ fn completions_and_man_page_come_from_the_definitions() {
     let man = ok(&sb.pitree(&["man"]));
     assert!(man.starts_with(".ie") || man.contains(".TH pitree"), "{}", &man[..200.min(man.len())]);
 }
+
+/// A process that looks like pi holding `file` open (`tail -f` named `pi`), until it is killed.
+fn fake_pi(file: &std::path::Path) -> std::process::Child {
+    let child = std::process::Command::new("bash")
+        .args(["-c", "exec -a pi tail -f \"$0\""])
+        .arg(file)
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !pitree::store::live::scan().contains(file) {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the stand-in pi was not seen");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child
+}
+
+#[test]
+fn delete_refuses_a_session_a_running_pi_has_open_unless_forced() {
+    let sb = Sandbox::with_fixtures();
+    let f = sb.find(BRANCHED);
+    let mut pi = fake_pi(&f);
+    let refused = sb.pitree(&["delete", f.to_str().unwrap(), "--yes"]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert!(err.contains("a running pi (pid") && err.contains("--force"), "{err}");
+    assert!(f.exists(), "not deleted");
+    ok(&sb.pitree(&["delete", f.to_str().unwrap(), "--yes", "--force"]));
+    assert!(!f.exists(), "deleted when forced");
+    pi.kill().unwrap();
+    pi.wait().unwrap();
+}

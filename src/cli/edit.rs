@@ -71,6 +71,10 @@ pub struct DeleteArgs {
     /// Do not ask for confirmation.
     #[arg(long, short)]
     pub yes: bool,
+    /// Delete even if a running pi has the session open (its next append would start the file
+    /// again without a header, which pi then cannot open).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn leaf(args: &LeafArgs, global: &Global, out: &mut dyn Write) -> Result<()> {
@@ -147,6 +151,12 @@ pub fn fork(args: &ForkArgs, global: &Global, out: &mut dyn Write) -> Result<()>
 }
 
 pub fn delete(args: &DeleteArgs, global: &Global, out: &mut dyn Write) -> Result<()> {
+    if let Some(pid) = store::live::scan().holder(&args.file).filter(|_| !args.force) {
+        bail!(
+            "a running pi (pid {pid}) has {} open; its next message would start the file again without a header. Quit it first, or pass --force",
+            args.file.display()
+        );
+    }
     if !args.yes && !confirm(&format!("Move {} to the trash? [y/N] ", args.file.display()))? {
         bail!("not deleted (answer y, or pass --yes)");
     }
