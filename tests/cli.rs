@@ -112,6 +112,26 @@ fn delete_moves_the_file_to_the_sandbox_trash_and_refuses_outside_the_root() {
 }
 
 #[test]
+fn deleting_a_symlinked_session_trashes_the_link_and_keeps_the_file_it_points_to() {
+    let sb = Sandbox::with_fixtures();
+    let target = sb.find(BRANCHED);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let kept = elsewhere.path().join("kept.jsonl");
+    std::fs::rename(&target, &kept).unwrap();
+    let link = target.with_file_name("linked.jsonl");
+    std::os::unix::fs::symlink(&kept, &link).unwrap();
+    let out = ok(&sb.pitree(&["delete", link.to_str().unwrap(), "--yes"]));
+    assert!(out.contains("linked.jsonl"), "{out}");
+    assert!(std::fs::symlink_metadata(&link).is_err(), "the link is gone");
+    assert!(kept.exists(), "the file it pointed to stays");
+    let trashed = sb.dir.path().join("xdg/Trash/files/linked.jsonl");
+    assert!(
+        std::fs::symlink_metadata(&trashed).unwrap().file_type().is_symlink(),
+        "the link is in the trash"
+    );
+}
+
+#[test]
 fn completions_and_man_page_come_from_the_definitions() {
     let sb = Sandbox::new();
     for shell in ["bash", "zsh", "fish"] {

@@ -329,11 +329,12 @@ fn delete_fork_and_migration_refuse_paths_that_resolve_outside_the_root() {
     let legacy_before = std::fs::read(&legacy).unwrap();
     for path in [folder.join("link.jsonl"), dotdot.clone()] {
         let p = path.to_str().unwrap();
-        let err = String::from_utf8_lossy(&sb.pitree(&["delete", "--yes", p]).stderr).into_owned();
-        assert!(err.contains("outside the sessions root"), "delete {p}: {err}");
         let err = String::from_utf8_lossy(&sb.pitree(&["fork", p, "a0000001"]).stderr).into_owned();
         assert!(err.contains("outside the sessions root"), "fork {p}: {err}");
     }
+    let err = String::from_utf8_lossy(&sb.pitree(&["delete", "--yes", dotdot.to_str().unwrap()]).stderr)
+        .into_owned();
+    assert!(err.contains("outside the sessions root"), "delete {}: {err}", dotdot.display());
     let link = folder.join("legacy-link.jsonl");
     let id = Session::open(&link).unwrap().entries()[0].id.clone();
     let err =
@@ -344,6 +345,12 @@ fn delete_fork_and_migration_refuse_paths_that_resolve_outside_the_root() {
     assert_eq!(std::fs::read_dir(&outside_dir).unwrap().count(), 2, "no fork, backup or temp file outside");
     assert!(folder.join("link.jsonl").is_symlink() && folder.join("legacy-link.jsonl").is_symlink());
     assert!(trash_is_empty(&sb));
+    // Deleting the link inside the root moves the link to the trash; the file outside stays.
+    common::ok(&sb.pitree(&["delete", "--yes", folder.join("link.jsonl").to_str().unwrap()]));
+    assert!(!folder.join("link.jsonl").is_symlink());
+    assert_eq!(std::fs::read(&outside).unwrap(), before);
+    let trashed = sb.dir.path().join("xdg/Trash/files/link.jsonl");
+    assert!(std::fs::symlink_metadata(trashed).unwrap().file_type().is_symlink());
 }
 
 /// Nothing was moved to the sandbox's trash.

@@ -13,7 +13,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use color_eyre::eyre::{Result, WrapErr, bail};
+use color_eyre::eyre::{Result, WrapErr, bail, eyre};
 use serde_json::{Map, Value};
 
 use super::append::sync_dir;
@@ -23,17 +23,30 @@ use crate::session::{Entry, Kind, Session};
 /// `path` resolved, if it lies inside `root`; an error otherwise.
 pub fn inside_root(path: &Path, root: &Path) -> Result<PathBuf> {
     let file = path.canonicalize().wrap_err_with(|| format!("cannot resolve {}", path.display()))?;
+    check_inside(file, root)
+}
+
+/// `path` with its folder resolved but not its file name, if it lies inside `root`: the entry in
+/// the folder itself, so that a symlinked session is the link, not the file it points to.
+pub fn entry_inside_root(path: &Path, root: &Path) -> Result<PathBuf> {
+    let name = path.file_name().ok_or_else(|| eyre!("{} names no file", path.display()))?;
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let folder = folder.canonicalize().wrap_err_with(|| format!("cannot resolve {}", folder.display()))?;
+    check_inside(folder.join(name), root)
+}
+
+fn check_inside(resolved: PathBuf, root: &Path) -> Result<PathBuf> {
     let root_c = root
         .canonicalize()
         .wrap_err_with(|| format!("cannot resolve the sessions root {}", root.display()))?;
-    if !file.starts_with(&root_c) || file == root_c {
+    if !resolved.starts_with(&root_c) || resolved == root_c {
         bail!(
             "{} is outside the sessions root {}; pitree only deletes, forks or migrates files inside it",
-            file.display(),
+            resolved.display(),
             root_c.display()
         );
     }
-    Ok(file)
+    Ok(resolved)
 }
 
 /// Migrate a legacy session file on disk. Returns the backup's path.

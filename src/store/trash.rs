@@ -13,7 +13,9 @@ pub struct Trashed {
 
 /// Move `path` to the trash. It must be a `.jsonl` file inside `root`.
 pub fn delete(path: &Path, root: &Path) -> Result<Trashed> {
-    let original = super::migrate::inside_root(path, root)?;
+    // The folder is resolved, not the file: a symlinked session goes to the trash as the link,
+    // and the file it points to stays where it is.
+    let original = super::migrate::entry_inside_root(path, root)?;
     if !original.is_file() {
         bail!("{} is not a file", original.display());
     }
