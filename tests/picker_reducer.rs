@@ -237,6 +237,21 @@ fn b77_ctrl_backspace_then_enter_deletes_and_clears_the_confirmation() {
 }
 
 #[test]
+fn a_session_pi_writes_to_does_not_take_the_selection_before_the_user_moves() {
+    let mut h = loaded(three());
+    assert_eq!(h.selected().as_deref(), Some("alpha newest"));
+    let mut grown = three();
+    grown[1].modified_ms = NOW_MS;
+    grown[1].file_len += 100;
+    h.send(Event::FilesChanged(vec![grown[1].path.clone()]));
+    h.load(ScopeKind::Current, grown);
+    assert_eq!(h.titles()[0], "bravo middle", "bravo is now the most recent");
+    assert_eq!(h.selected().as_deref(), Some("alpha newest"), "the selection stayed");
+    h.type_text("bravo");
+    assert_eq!(h.selected().as_deref(), Some("bravo middle"), "a search still selects its best match");
+}
+
+#[test]
 fn b78_there_is_no_current_session_in_pitree_so_any_session_can_be_deleted() {
     let mut h = loaded(three());
     h.code(KeyCode::Down);
@@ -878,6 +893,30 @@ fn a_session_that_grew_since_its_preview_opens_reading_only_what_was_appended() 
         })
         .expect("the preview's session is read from where it stopped");
     assert_eq!(old.file.facts, before.file.facts);
+}
+
+#[test]
+fn esc_from_a_session_opened_on_the_command_line_shows_it_selected_in_the_picker() {
+    let f = Fixtures::copy();
+    let sessions = f.in_folder("/home/dev/alpha");
+    let oldest = sessions.iter().min_by_key(|s| s.modified_ms).unwrap().clone();
+    let mut h = Harness::with(AppOptions {
+        picker: pitree::tui::picker::state::PickerOptions {
+            all: false,
+            home: Some(PathBuf::from("/home/dev")),
+        },
+        open: Some(oldest.path.clone()),
+        ..AppOptions::default()
+    });
+    h.send(Event::TreeOpened {
+        path: oldest.path.clone(),
+        result: Ok(pitree::session::Session::open(&oldest.path).unwrap()),
+    });
+    h.load(ScopeKind::Current, sessions);
+    assert!(matches!(h.app.screen, Screen::Tree(_)));
+    h.code(KeyCode::Esc);
+    assert!(matches!(h.app.screen, Screen::Picker));
+    assert_eq!(h.app.picker.selected().map(|s| &s.path), Some(&oldest.path), "not the most recent one");
 }
 
 #[test]

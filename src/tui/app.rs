@@ -492,7 +492,9 @@ fn tree_outcome(app: &mut App, outcome: TreeOutcome) -> Vec<Effect> {
         TreeOutcome::Ignored | TreeOutcome::Redraw => Vec::new(),
         TreeOutcome::Close => {
             if let Screen::Tree(view) = std::mem::replace(&mut app.screen, Screen::Picker) {
+                let effects = app.picker.follow_session(view.path(), &view.session().header().id);
                 app.last_tree = Some(view);
+                return picker_requests(app, effects);
             }
             Vec::new()
         }

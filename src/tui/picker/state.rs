@@ -223,8 +223,10 @@ pub enum PreviewSlot {
 /// Which session the selection follows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Follow {
-    /// The user has not moved yet: the most recent session (the best match while searching).
-    Newest,
+    /// The user has not moved yet: the most recent session (the best match while searching). Once
+    /// the list has loaded, the one that was the most recent then (`pinned`), so that a session pi
+    /// is writing to does not take the selection over.
+    Newest { pinned: Option<(PathBuf, String)> },
     /// This session (path and header id).
     Session { path: PathBuf, id: String },
 }
@@ -290,7 +292,7 @@ impl Picker {
             rows: Vec::new(),
             query_error: None,
             selected: 0,
-            follow: Follow::Newest,
+            follow: Follow::Newest { pinned: None },
             folded: HashSet::new(),
             mode: Mode::Browse,
             status: None,
@@ -519,6 +521,14 @@ impl Picker {
         self.preview_scroll = 0;
     }
 
+    /// Select the session at `path` (header id `id`), and follow it: the tree view of it was just
+    /// closed, so the picker shows where the user was, also when it was opened from the command line.
+    pub fn follow_session(&mut self, path: &Path, id: &str) -> Vec<Effect> {
+        self.follow = Follow::Session { path: path.to_path_buf(), id: id.to_string() };
+        self.refilter(Refilter::KeepSelection);
+        self.preview_effects()
+    }
+
     /// Select a row with the mouse.
     pub fn click(&mut self, index: usize) -> Vec<Effect> {
         if matches!(self.mode, Mode::Browse) && index < self.rows.len() {
@@ -737,6 +747,7 @@ impl Picker {
             return Vec::new();
         }
         let visible = scope == self.scope;
+        let finished = matches!(update, ScanUpdate::Done { .. });
         match update {
             ScanUpdate::Progress { done, total } => {
                 if list.quiet.is_none() {
@@ -787,10 +798,24 @@ impl Picker {
         }
         if visible {
             self.refilter(Refilter::KeepSelection);
+            if finished {
+                self.pin_newest();
+            }
         }
         let mut effects = self.index_effects();
         effects.extend(self.preview_effects());
         effects
+    }
+
+    /// The list has loaded: the most recent session stays selected while others change.
+    fn pin_newest(&mut self) {
+        if let Follow::Newest { pinned: pinned @ None } = &mut self.follow
+            && self.query.value().trim().is_empty()
+            && let Some(row) = self.rows.get(self.selected)
+        {
+            let s = &self.lists[self.scope.index()].sessions.sessions()[row.session];
+            *pinned = Some((s.path.clone(), s.id.clone()));
+        }
     }
 
     /// Ask for the search index of every loaded scope that lacks one.
@@ -899,13 +924,12 @@ impl Picker {
         self.rows = fold(rows, sessions, &self.folded);
         self.query_error = error;
         let found = match &self.follow {
-            Follow::Newest if !query.trim().is_empty() => Some(0),
-            Follow::Newest => newest(&self.rows, sessions),
-            Follow::Session { path, id } => self
-                .rows
-                .iter()
-                .position(|r| sessions[r.session].path == *path)
-                .or_else(|| self.rows.iter().position(|r| sessions[r.session].id == *id)),
+            Follow::Newest { .. } if !query.trim().is_empty() => Some(0),
+            Follow::Newest { pinned: None } => newest(&self.rows, sessions),
+            Follow::Newest { pinned: Some((path, id)) } => {
+                position_of(&self.rows, sessions, path, id).or_else(|| newest(&self.rows, sessions))
+            }
+            Follow::Session { path, id } => position_of(&self.rows, sessions, path, id),
         };
         let fallback = match why {
             Refilter::QueryChanged => 0,
@@ -926,6 +950,13 @@ enum Refilter {
     QueryChanged,
     /// Anything else: the row now at the same place.
     KeepSelection,
+}
+
+/// The row of the session at `path`, else of one with the header id `id`.
+fn position_of(rows: &[Row], sessions: &[SessionSummary], path: &Path, id: &str) -> Option<usize> {
+    rows.iter()
+        .position(|r| sessions[r.session].path == *path)
+        .or_else(|| rows.iter().position(|r| sessions[r.session].id == *id))
 }
 
 /// The row of the most recently active session.
