@@ -429,6 +429,14 @@ fn b107_the_summarizer_output_is_edited_before_writing_and_a_failure_falls_back_
     assert_eq!(v.screen(), Screen::SummaryEditor);
     assert!(v.status().unwrap().contains("command not found"));
     assert!(v.input_text().unwrap().starts_with(PREAMBLE), "the draft");
+    let screen = render(&v, 100, 30);
+    let title = screen.lines().find(|l| l.contains("Branch summary")).unwrap();
+    assert!(title.contains("Summarizer failed: pi: command not found"), "said in the editor:\n{screen}");
+    press(&mut v, key(KeyCode::Char('x')));
+    assert!(render(&v, 100, 30).contains("Summarizer failed"), "and it stays while the draft is edited");
+    press(&mut v, key(KeyCode::Esc));
+    press(&mut v, key(KeyCode::Char('2')));
+    assert!(!render(&v, 100, 30).contains("Summarizer failed"), "a draft asked for is just the draft");
 }
 
 #[test]

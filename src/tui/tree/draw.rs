@@ -509,6 +509,12 @@ fn draw_mode(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
                 editor,
                 "ctrl+s save and move the leaf · esc back",
             );
+            if let Some(note) = &state.summary_note {
+                let at = Rect::new(rect.x + 1, rect.y, rect.width.saturating_sub(2), 1.min(rect.height));
+                let text = take_cols(&format!(" Branch summary · {} ", sanitize(note)), at.width as usize)
+                    .to_string();
+                frame.render_widget(Paragraph::new(Line::styled(text, theme.error)), at);
+            }
         }
         Mode::Summarizing { frame: tick, .. } => {
             let spinner = SPINNER[*tick % SPINNER.len()];

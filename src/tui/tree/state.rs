@@ -132,6 +132,9 @@ pub struct State {
     pub(super) mode: Mode,
     pending: Option<Pending>,
     pub(super) status: Option<Status>,
+    /// Why the summary editor shows the draft instead of the summarizer's text (drawn in the
+    /// editor, which covers the status line).
+    pub(super) summary_note: Option<String>,
     /// Rows and detail lines the last frame had room for (paging; set by drawing).
     pub(super) list_height: Cell<usize>,
     pub(super) detail_height: Cell<usize>,
@@ -171,6 +174,7 @@ impl State {
             mode: Mode::Browse,
             pending: None,
             status: None,
+            summary_note: None,
             list_height: Cell::new(10),
             detail_height: Cell::new(10),
         };
@@ -619,6 +623,7 @@ impl State {
                 self.write(Action::MoveLeaf { target }, Pending::Move(plan))
             }
             MoveChoice::Draft => {
+                self.summary_note = None;
                 let d = draft(&self.session, &plan.abandoned);
                 self.mode = Mode::Summary {
                     plan,
@@ -904,8 +909,9 @@ impl State {
         let text = match result {
             Ok(out) => format!("{PREAMBLE}{}{}", out.trim(), file_tags(&d.read_files, &d.modified_files)),
             Err(e) => {
-                self.status =
-                    Some(Status { text: format!("Summarizer failed: {e}; showing the draft"), error: true });
+                let text = format!("Summarizer failed: {e}; showing the draft");
+                self.status = Some(Status { text: text.clone(), error: true });
+                self.summary_note = Some(text);
                 d.text
             }
         };
