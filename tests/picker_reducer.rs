@@ -827,6 +827,33 @@ fn a_session_that_grew_since_its_view_was_closed_reopens_reading_only_what_was_a
     assert_eq!(view.session().graph.label_of(&leaf).map(|l| l.text.as_str()), Some("grown"));
 }
 
+#[test]
+fn on_a_small_screen_f2_shows_the_preview_instead_of_the_list_and_esc_goes_back() {
+    let f = Fixtures::copy();
+    let mut h = Harness::new(false);
+    h.load(ScopeKind::Current, f.in_folder("/home/dev/alpha"));
+    h.answer_previews();
+    let title = h.selected().unwrap();
+    let list = h.screen(80, 24);
+    assert!(!list.contains("Active branch"), "no room for the preview at 80×24:\n{list}");
+    h.code(KeyCode::F(2));
+    let preview = h.screen(80, 24);
+    assert!(preview.contains("Active branch"), "{preview}");
+    assert_eq!(
+        preview.matches(&title[..20.min(title.len())]).count(),
+        1,
+        "only the preview's title:\n{preview}"
+    );
+    h.code(KeyCode::Down);
+    h.answer_previews();
+    assert!(h.screen(80, 24).contains("Active branch"), "↑/↓ still move, and the preview follows");
+    h.code(KeyCode::Esc);
+    assert!(h.exit().is_none(), "Esc goes back to the list first");
+    assert!(!h.screen(80, 24).contains("Active branch"));
+    h.code(KeyCode::Esc);
+    assert!(h.exit().is_some());
+}
+
 /// A preview as the worker sends it, with a session of just a header for its path.
 fn previewed(preview: pitree::tui::picker::preview::Preview) -> pitree::tui::picker::preview::Previewed {
     let header =

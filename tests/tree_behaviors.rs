@@ -983,3 +983,25 @@ fn very_deep_nesting_is_clamped_and_panned() {
     let screen = render(&v, 60, 20);
     assert!(screen.contains("main line at depth 59"), "the selected row is panned into view:\n{screen}");
 }
+
+#[test]
+fn on_a_small_screen_tab_shows_the_detail_pane_instead_of_the_list_and_esc_goes_back() {
+    let (_d, path) = fold_tree().write();
+    let mut v = open(&path);
+    v.load_detail();
+    let list = render(&v, 80, 24);
+    assert!(!list.contains("Detail"), "no room for both at 80×24:\n{list}");
+    press(&mut v, key(KeyCode::Tab));
+    let detail = render(&v, 80, 24);
+    assert!(detail.contains("Detail") && detail.contains("path root … here"), "{detail}");
+    assert!(!detail.contains("›"), "the list gives way to it:\n{detail}");
+    press(&mut v, key(KeyCode::Up));
+    v.load_detail();
+    assert!(render(&v, 80, 24).contains("Detail"), "↑/↓ still move, and the pane follows");
+    assert_eq!(press(&mut v, key(KeyCode::Esc)), TreeOutcome::Redraw, "Esc goes back to the list first");
+    assert!(!render(&v, 80, 24).contains("Detail"));
+    // Where both fit, Tab hides and shows the pane beside the list.
+    assert!(render(&v, 120, 40).contains("Detail"));
+    press(&mut v, key(KeyCode::Tab));
+    assert!(!render(&v, 120, 40).contains("Detail"));
+}

@@ -236,6 +236,7 @@ pub fn update(app: &mut App, event: Event) -> Vec<Effect> {
         Event::Clock(now) => return clock(app, now),
         Event::Resize(w, h) => {
             app.size = (w, h);
+            app.picker.preview_fits = picker_draw::preview_fits(Rect::new(0, 0, w, h));
             app.picker.page = picker_draw::list_rows(Rect::new(0, 0, w, h), &app.picker);
             Vec::new()
         }

@@ -52,15 +52,20 @@ pub struct Layout {
     pub footer: Rect,
 }
 
+/// Whether `area` has room for the list and the preview together.
+pub fn preview_fits(area: Rect) -> bool {
+    area.width >= 100 || area.height >= 30
+}
+
 /// Split the screen. The preview goes beside the list on wide screens, under it on tall ones, and
-/// away on small ones.
+/// on small ones away, or (after F2) in the list's place.
 pub fn layout(area: Rect, picker: &Picker) -> Layout {
     let line = |y: u16| {
         Rect::new(area.x, area.y + y.min(area.height.saturating_sub(1)), area.width, 1.min(area.height))
     };
     let body_top = 5.min(area.height);
     let body = Rect::new(area.x, area.y + body_top, area.width, area.height.saturating_sub(body_top + 1));
-    let (list, preview) = if !picker.show_preview {
+    let (list, preview) = if preview_fits(area) && !picker.show_preview {
         (body, None)
     } else if area.width >= 100 {
         let preview_w = (area.width * 2 / 5).max(40);
@@ -75,6 +80,8 @@ pub fn layout(area: Rect, picker: &Picker) -> Layout {
             Rect::new(body.x, body.y, body.width, list_h),
             Some(Rect::new(body.x, body.y + list_h, body.width, body.height - list_h)),
         )
+    } else if picker.preview_instead {
+        (Rect { height: 0, ..body }, Some(body))
     } else {
         (body, None)
     };

@@ -250,6 +250,10 @@ pub struct Picker {
     pub named_only: bool,
     pub show_path: bool,
     pub show_preview: bool,
+    /// Whether the screen has room for the list and the preview together (set on resize).
+    pub preview_fits: bool,
+    /// On a screen without that room, the preview is shown instead of the list (F2 switches).
+    pub preview_instead: bool,
     /// Lines the preview is scrolled up from its end.
     pub preview_scroll: usize,
     /// The list as shown: filtered, sorted, threaded, folds applied.
@@ -288,6 +292,8 @@ impl Picker {
             named_only: false,
             show_path: false,
             show_preview: true,
+            preview_fits: true,
+            preview_instead: false,
             preview_scroll: 0,
             rows: Vec::new(),
             query_error: None,
@@ -414,9 +420,11 @@ impl Picker {
             Command::PreviewPageDown => {
                 self.preview_scroll = self.preview_scroll.saturating_sub(self.page.max(1))
             }
-            Command::TogglePreview => self.show_preview = !self.show_preview,
+            Command::TogglePreview if self.preview_fits => self.show_preview = !self.show_preview,
+            Command::TogglePreview => self.preview_instead = !self.preview_instead,
             Command::Confirm => return self.selected_path().map(Effect::Open).into_iter().collect(),
             Command::Resume => return self.selected_path().map(Effect::Resume).into_iter().collect(),
+            Command::Cancel if self.preview_instead && !self.preview_fits => self.preview_instead = false,
             Command::Cancel => return vec![Effect::Quit],
             Command::Help => return vec![Effect::ShowHelp],
             Command::HelpOrType(key) => {

@@ -47,22 +47,29 @@ pub fn draw(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
     draw_mode(state, frame, area, theme);
 }
 
+/// The list and the detail pane: side by side on a wide screen, stacked on a tall one, and on a
+/// small one either the list or (after Tab) the detail pane alone.
 fn split_body(state: &State, body: Rect) -> (Rect, Option<Rect>) {
-    if !state.show_detail {
-        return (body, None);
-    }
-    let (direction, share) = if body.width >= SIDE_BY_SIDE_COLS {
-        (Direction::Horizontal, 55)
+    let direction = if body.width >= SIDE_BY_SIDE_COLS {
+        Some(Direction::Horizontal)
     } else if body.height >= STACKED_ROWS {
-        (Direction::Vertical, 55)
+        Some(Direction::Vertical)
     } else {
-        return (body, None);
+        None
     };
-    let [list, detail] = Layout::default()
-        .direction(direction)
-        .constraints([Constraint::Percentage(share), Constraint::Percentage(100 - share)])
-        .areas(body);
-    (list, Some(detail))
+    state.detail_fits.set(direction.is_some());
+    match direction {
+        None if state.detail_instead => (Rect { height: 0, ..body }, Some(body)),
+        None => (body, None),
+        Some(_) if !state.show_detail => (body, None),
+        Some(direction) => {
+            let [list, detail] = Layout::default()
+                .direction(direction)
+                .constraints([Constraint::Percentage(55), Constraint::Percentage(45)])
+                .areas(body);
+            (list, Some(detail))
+        }
+    }
 }
 
 fn draw_title(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {

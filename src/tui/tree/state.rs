@@ -126,6 +126,11 @@ pub struct State {
     pub(super) leaf_row: Option<usize>,
     pub(super) label_times: bool,
     pub(super) show_detail: bool,
+    /// On a screen too small for the list and the detail pane side by side or stacked, the
+    /// detail pane is shown instead of the list (Tab switches).
+    pub(super) detail_instead: bool,
+    /// Whether the last frame had room for both panes (set by drawing).
+    pub(super) detail_fits: Cell<bool>,
     pub(super) detail: Detail,
     /// Ctrl+N / Ctrl+P moved to another row: go to its first (true) or last hit once it loads.
     hit_after_load: Option<bool>,
@@ -169,6 +174,8 @@ impl State {
             last_selected: None,
             leaf_row: None,
             show_detail: true,
+            detail_instead: false,
+            detail_fits: Cell::new(true),
             detail: Detail::default(),
             hit_after_load: None,
             mode: Mode::Browse,
@@ -463,7 +470,10 @@ impl State {
             KeyAction::SearchNext => self.next_hit(true),
             KeyAction::SearchPrev => self.next_hit(false),
             KeyAction::ToggleDetail => {
-                self.show_detail = !self.show_detail;
+                match self.detail_fits.get() {
+                    true => self.show_detail = !self.show_detail,
+                    false => self.detail_instead = !self.detail_instead,
+                }
                 redraw
             }
             KeyAction::DetailUp => self.scroll_detail(-1),
@@ -554,6 +564,10 @@ impl State {
     /// Esc / Ctrl+C: clear the search (and the folds), else leave the view.
     fn cancel(&mut self) -> TreeOutcome {
         self.mode = Mode::Browse;
+        if self.detail_instead && !self.detail_fits.get() {
+            self.detail_instead = false;
+            return TreeOutcome::Redraw;
+        }
         if self.query.is_empty() {
             return TreeOutcome::Close;
         }
