@@ -148,6 +148,18 @@ pub fn view_rows(corpus: &Corpus, references: &References, tree: &Tree) -> Vec<R
         },
     ];
     rows.extend(key_rows(tree));
+    rows.push(info_row(
+        "Search: the pass over the whole text of the long entries (after typing \"render\"), to its frame",
+        cell(tree, |m| {
+            let long = m.reports.first().map_or(0, |r| r.long_entries);
+            format!(
+                "{} ({} entries read again)",
+                duration(over_runs(m, |r| r.full_text)),
+                thousands(long as u64)
+            )
+        }),
+        "–".into(),
+    ));
     rows
 }
 

@@ -76,6 +76,10 @@ pub struct TreeReport {
     pub detail_frame: Duration,
     /// Since launch: the full-text search index has been built (on its thread).
     pub search_ready: Duration,
+    /// After typing the query: the pass over the whole text of the long entries, to its frame.
+    pub full_text: Duration,
+    /// Entries the search index holds cut (the ones that pass reads again).
+    pub long_entries: usize,
     /// RSS high-water marks: after opening, at the first frame, after the search index arrived.
     pub rss_opened: u64,
     pub rss_first_frame: u64,
@@ -272,6 +276,8 @@ fn open_tree(file: &Path, launched: Instant) -> Result<TreeReport> {
         down_detail: keys.down_detail,
         filter: keys.filter,
         search: keys.search,
+        full_text: keys.full_text,
+        long_entries: keys.long_entries,
     })
 }
 
@@ -281,6 +287,8 @@ struct TreeKeys {
     down_detail: Vec<Duration>,
     filter: Vec<Duration>,
     search: Vec<Duration>,
+    full_text: Duration,
+    long_entries: usize,
 }
 
 fn time_tree_keys(screen: &mut Screen) -> Result<TreeKeys> {
@@ -295,7 +303,13 @@ fn time_tree_keys(screen: &mut Screen) -> Result<TreeKeys> {
         search.push(screen.press(KeyCode::Char(c), KeyModifiers::NONE)?);
         screen.settle_detail()?;
     }
-    Ok(TreeKeys { down, page, down_detail, filter, search })
+    let started = Instant::now();
+    let job = screen.view.full_text_job().ok_or_else(|| eyre!("no full-text pass for the typed query"))?;
+    let long_entries = job.entries();
+    screen.view.apply(job.run());
+    screen.draw()?;
+    let full_text = started.elapsed();
+    Ok(TreeKeys { down, page, down_detail, filter, search, full_text, long_entries })
 }
 
 fn time_down_with_detail(screen: &mut Screen) -> Result<Duration> {

@@ -647,6 +647,42 @@ fn search_covers_the_full_text_once_the_index_is_built() {
 }
 
 #[test]
+fn search_finds_a_hit_past_the_kept_part_of_a_long_tool_output_through_a_full_text_job() {
+    let log: String = (0..3000).map(|i| format!("req={i:07} ok\n")).collect();
+    let mut b = Build::new();
+    b.user("u1", None, "show the log")
+        .tool_call("a1", Some("u1"), "c1", "bash", serde_json::json!({"command": "cat server.log"}))
+        .tool_result("t1", Some("a1"), "c1", "bash", &log)
+        .assistant("a2", Some("t1"), "done");
+    let (_d, path) = b.write();
+    let mut v = open(&path);
+    let job = v.search_job().unwrap();
+    v.apply(Report::SearchIndex(job.run()));
+    assert!(v.full_text_job().is_none(), "no query, nothing to look for");
+    type_text(&mut v, "req=0000050");
+    assert_eq!(row_ids(&v), ["t1"], "inside the kept part");
+    assert!(v.full_text_job().is_some_and(|job| matches!(job.run(), Report::FullTextMatches { .. })));
+    press(&mut v, key(KeyCode::Backspace));
+    type_text(&mut v, "0");
+    assert!(v.full_text_job().is_none(), "one job at a time");
+    v.apply(Report::FullTextMatches { query: "req=0000050".into(), entries: vec![2] });
+    for _ in 0.."0000050".len() {
+        press(&mut v, key(KeyCode::Backspace));
+    }
+    type_text(&mut v, "0002999 ok");
+    assert!(v.rows().is_empty(), "the end of the log is past the kept part");
+    let job = v.full_text_job().expect("a job for the query now typed");
+    assert!(v.full_text_job().is_none());
+    assert_eq!(v.apply(job.run()), TreeOutcome::Redraw);
+    assert_eq!(row_ids(&v), ["t1"], "found in the whole text");
+    assert!(v.full_text_job().is_none(), "done for this query");
+    type_text(&mut v, " missing");
+    let job = v.full_text_job().unwrap();
+    v.apply(job.run());
+    assert!(v.rows().is_empty(), "every token must be there");
+}
+
+#[test]
 fn search_tokens_and_across_label_and_text_and_highlight() {
     let (_d, path) = fold_tree().write();
     let mut v = open(&path);

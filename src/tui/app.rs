@@ -28,7 +28,7 @@ use super::picker::state::{self as picker, Picker, PickerOptions, PreviewSlot, S
 use super::resume::Resume;
 use super::summarizer;
 use super::theme::Theme;
-use super::tree::{DetailJob, Report, SearchJob, TreeOptions, TreeOutcome, TreeView};
+use super::tree::{DetailJob, FullTextJob, Report, SearchJob, TreeOptions, TreeOutcome, TreeView};
 use crate::catalog::search::SearchIndex;
 use crate::catalog::{Catalog, ScanEvent, Scope};
 use crate::session::{Ix, Session};
@@ -109,6 +109,8 @@ pub enum Effect {
     TreeFork(Ix),
     TreeDetail(DetailJob),
     TreeSearch(SearchJob),
+    /// Look for the query in the whole text of the entries the search index holds cut.
+    TreeFullText(FullTextJob),
     Copy(String),
     Summarize(Option<Ix>),
     CancelSummarizer,
@@ -522,15 +524,21 @@ fn tree_outcome(app: &mut App, outcome: TreeOutcome) -> Vec<Effect> {
 
 /// The tree view's detail pane wants an entry read: start its job once.
 fn tree_requests(app: &mut App) -> Vec<Effect> {
-    let Some(job) = app.tree().and_then(TreeView::detail_job) else {
-        app.detail_asked = None;
-        return Vec::new();
-    };
-    if app.detail_asked == Some(job.entry()) {
-        return Vec::new();
+    let mut effects = Vec::new();
+    if let Screen::Tree(view) = &mut app.screen
+        && let Some(job) = view.full_text_job()
+    {
+        effects.push(Effect::TreeFullText(job));
     }
-    app.detail_asked = Some(job.entry());
-    vec![Effect::TreeDetail(job)]
+    match app.tree().and_then(TreeView::detail_job) {
+        None => app.detail_asked = None,
+        Some(job) if app.detail_asked != Some(job.entry()) => {
+            app.detail_asked = Some(job.entry());
+            effects.push(Effect::TreeDetail(job));
+        }
+        Some(_) => {}
+    }
+    effects
 }
 
 fn files_changed(app: &mut App, paths: &[PathBuf]) -> Vec<Effect> {
@@ -743,6 +751,12 @@ impl<B: Backend> Runner<B> {
                 let tx = self.tx.clone();
                 std::thread::spawn(move || {
                     let _ = tx.send(Event::Tree(Report::SearchIndex(job.run())));
+                });
+            }
+            Effect::TreeFullText(job) => {
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    let _ = tx.send(Event::Tree(job.run()));
                 });
             }
             Effect::Copy(text) => {

@@ -67,7 +67,7 @@ use crate::tui::theme::Theme;
 
 pub use crate::session::flatten::FilterMode;
 pub use detail::{DetailContent, DetailJob};
-pub use search::{SearchIndex, SearchJob};
+pub use search::{FullTextJob, SearchIndex, SearchJob};
 
 /// How the view starts.
 #[derive(Debug, Clone)]
@@ -157,6 +157,8 @@ pub enum Report {
     Detail { entry: Ix, content: DetailContent },
     /// The full-text search index built by a [`SearchJob`].
     SearchIndex(SearchIndex),
+    /// The long entries whose whole text holds every token of `query` ([`FullTextJob`]).
+    FullTextMatches { query: String, entries: Vec<Ix> },
     /// The file changed on disk (pi appended): the file read again. Selection, filter, folds and
     /// search are kept.
     Changed(Session),
@@ -233,6 +235,12 @@ impl TreeView {
     /// search covers the first 256 characters of each text.
     pub fn search_job(&mut self) -> Option<SearchJob> {
         self.state.search_job()
+    }
+
+    /// The job that looks for the query in the whole text of the entries the index holds cut, once
+    /// per query, one at a time. Run it on a worker and report what it returns.
+    pub fn full_text_job(&mut self) -> Option<FullTextJob> {
+        self.state.full_text_job()
     }
 
     /// Draw into `area`. Reads the state only (it remembers the list height for paging).

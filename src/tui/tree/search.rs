@@ -7,7 +7,9 @@
 //! search uses the texts held in memory (the first 256 characters of each); a [`SearchJob`] reads
 //! the file once, on a worker, and replaces that with the full texts. Per entry it keeps up to
 //! [`TEXT_CAP`] bytes of conversation text (user, assistant, summaries, custom messages) and up to
-//! [`OUTPUT_CAP`] bytes of tool output, so a session of huge logs does not double in memory.
+//! [`OUTPUT_CAP`] bytes of tool output, so a session of huge logs does not double in memory; the
+//! entries it cut are listed, and for each query a [`FullTextJob`] reads just those again and
+//! looks for the query in their whole text, so a hit at the end of a long log is found too.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -20,7 +22,7 @@ use serde_json::Value;
 
 use crate::session::content::{content_text, parse_json};
 use crate::session::text::{ToolCalls, head_text, row_text, search_words};
-use crate::session::{Entry, Session};
+use crate::session::{Entry, Ix, Session};
 
 /// Bytes of conversation text kept per entry.
 pub const TEXT_CAP: usize = 64 * 1024;
@@ -39,6 +41,8 @@ pub struct SearchIndex {
     starts: Vec<usize>,
     /// Built from the full texts in the file (not only the in-memory heads).
     complete: bool,
+    /// The entries whose text was cut to the caps, in order.
+    long: Arc<[Ix]>,
 }
 
 impl SearchIndex {
@@ -79,6 +83,11 @@ impl SearchIndex {
 
     pub fn is_complete(&self) -> bool {
         self.complete
+    }
+
+    /// The entries whose text the index holds cut to [`TEXT_CAP`] / [`OUTPUT_CAP`].
+    pub fn long_entries(&self) -> &Arc<[Ix]> {
+        &self.long
     }
 
     fn text(&self, i: usize) -> &[u8] {
@@ -177,29 +186,81 @@ impl SearchJob {
         let session = &*self.session;
         let entries = session.entries();
         let mut index = SearchIndex { complete: true, ..SearchIndex::default() };
+        let mut long = Vec::new();
         let mut file = File::open(&session.file.path).ok();
         let mut first = 0;
         while first < entries.len() {
             let last = block_end(entries, first);
             let block = &entries[first..last];
             let bytes = file.as_mut().and_then(|f| read_range(f, &block_span(block)));
-            let texts: Vec<(String, String)> = block
+            let texts: Vec<(String, Collected)> = block
                 .par_iter()
                 .map(|e| {
                     let base = base_text(session, e, &self.calls, self.home.as_deref());
                     let body = bytes
                         .as_deref()
-                        .and_then(|b| full_text(slice_of(b, block[0].span.start, e)))
-                        .unwrap_or_else(|| head_text(e).to_string());
+                        .and_then(|b| full_text(slice_of(b, block[0].span.start, e), Caps::Kept))
+                        .unwrap_or_else(|| Collected {
+                            text: head_text(e).to_string(),
+                            ..Collected::default()
+                        });
                     (base, body)
                 })
                 .collect();
             for (base, body) in texts {
-                index.push(&base, &body);
+                if body.cut {
+                    long.push(index.indexed() as Ix);
+                }
+                index.push(&base, &body.text);
             }
             first = last;
         }
+        index.long = long.into();
         index
+    }
+}
+
+/// Looks for a query in the whole text of the entries the index holds cut
+/// ([`SearchIndex::long_entries`]), reading their lines from the file again. `Send`: run it on a
+/// worker and report [`super::Report::FullTextMatches`].
+pub struct FullTextJob {
+    pub(super) session: Arc<Session>,
+    pub(super) long: Arc<[Ix]>,
+    pub(super) query: String,
+}
+
+impl FullTextJob {
+    /// How many entries the job reads again.
+    pub fn entries(&self) -> usize {
+        self.long.len()
+    }
+
+    /// The long entries whose whole text holds every token of the query (an entry whose line
+    /// cannot be read again, the file having changed, is left out).
+    pub fn run(self) -> super::Report {
+        use std::os::unix::fs::FileExt;
+        let tokens = tokens(&self.query);
+        let finders: Vec<Finder<'_>> = tokens.iter().map(|t| Finder::new(t.as_bytes())).collect();
+        let file = File::open(&self.session.file.path).ok();
+        let entries = match &file {
+            Some(file) => self
+                .long
+                .par_iter()
+                .copied()
+                .filter(|&ix| {
+                    let span = &self.session.entry(ix).span;
+                    let mut line = vec![0; (span.end - span.start) as usize];
+                    file.read_exact_at(&mut line, span.start).is_ok()
+                        && full_text(&line, Caps::Whole).is_some_and(|body| {
+                            let mut lower = String::with_capacity(body.text.len());
+                            push_lower(&mut lower, &body.text);
+                            finders.iter().all(|f| f.find(lower.as_bytes()).is_some())
+                        })
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        super::Report::FullTextMatches { query: self.query, entries }
     }
 }
 
@@ -234,37 +295,76 @@ fn slice_of<'a>(bytes: &'a [u8], base: u64, entry: &Entry) -> &'a [u8] {
     bytes.get(from..to).unwrap_or(&[])
 }
 
+/// Whether an entry's text is kept within [`TEXT_CAP`] / [`OUTPUT_CAP`] or whole.
+#[derive(Clone, Copy, PartialEq)]
+enum Caps {
+    Kept,
+    Whole,
+}
+
+/// An entry's searchable text, and whether the caps cut it.
+#[derive(Default)]
+struct Collected {
+    text: String,
+    cut: bool,
+}
+
 /// The searchable content of one entry line: message text, thinking, tool calls with their
-/// arguments, tool output, error messages, summaries; capped per [`TEXT_CAP`] / [`OUTPUT_CAP`].
-fn full_text(line: &[u8]) -> Option<String> {
+/// arguments, tool output, error messages, summaries.
+fn full_text(line: &[u8], caps: Caps) -> Option<Collected> {
     let value = parse_json(line).ok()?;
-    let mut out = String::new();
+    let mut out = Texts { caps, collected: Collected::default() };
     match value.get("type").and_then(Value::as_str) {
         Some("message") => message_text(&value["message"], &mut out),
         Some("custom_message") => {
-            push_capped(&mut out, &content_text(&value["content"], "\n").unwrap_or_default(), TEXT_CAP)
+            out.push(&content_text(&value["content"], "\n").unwrap_or_default(), TEXT_CAP)
         }
         Some("compaction") | Some("branch_summary") => {
-            push_capped(&mut out, value["summary"].as_str().unwrap_or(""), TEXT_CAP)
+            out.push(value["summary"].as_str().unwrap_or(""), TEXT_CAP)
         }
         _ => {}
     }
-    Some(out)
+    Some(out.collected)
 }
 
-fn message_text(message: &Value, out: &mut String) {
+/// Texts collected for one entry, within the caps or whole.
+struct Texts {
+    caps: Caps,
+    collected: Collected,
+}
+
+impl Texts {
+    /// Append `text` and a newline, keeping the whole within `cap` bytes (cut at a char boundary)
+    /// unless the text is collected whole.
+    fn push(&mut self, text: &str, cap: usize) {
+        let out = &mut self.collected.text;
+        let room = match self.caps {
+            Caps::Kept => cap.saturating_sub(out.len()),
+            Caps::Whole => usize::MAX,
+        };
+        let mut end = text.len().min(room);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.collected.cut |= end < text.len();
+        out.push_str(&text[..end]);
+        out.push('\n');
+    }
+}
+
+fn message_text(message: &Value, out: &mut Texts) {
     let role = message["role"].as_str().unwrap_or("");
     let cap = if matches!(role, "toolResult" | "bashExecution") { OUTPUT_CAP } else { TEXT_CAP };
     match &message["content"] {
-        Value::String(s) => push_capped(out, s, cap),
+        Value::String(s) => out.push(s, cap),
         Value::Array(blocks) => {
             for block in blocks {
                 match block["type"].as_str() {
-                    Some("text") => push_capped(out, block["text"].as_str().unwrap_or(""), cap),
-                    Some("thinking") => push_capped(out, block["thinking"].as_str().unwrap_or(""), cap),
+                    Some("text") => out.push(block["text"].as_str().unwrap_or(""), cap),
+                    Some("thinking") => out.push(block["thinking"].as_str().unwrap_or(""), cap),
                     Some("toolCall") => {
                         let call = format!("{} {}", block["name"].as_str().unwrap_or(""), block["arguments"]);
-                        push_capped(out, &call, cap)
+                        out.push(&call, cap)
                     }
                     _ => {}
                 }
@@ -274,20 +374,9 @@ fn message_text(message: &Value, out: &mut String) {
     }
     for key in ["output", "errorMessage"] {
         if let Some(s) = message[key].as_str() {
-            push_capped(out, s, cap);
+            out.push(s, cap);
         }
     }
-}
-
-/// Append `text` and a newline, keeping `out` within `cap` bytes (cut at a char boundary).
-fn push_capped(out: &mut String, text: &str, cap: usize) {
-    let room = cap.saturating_sub(out.len());
-    let mut end = text.len().min(room);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    out.push_str(&text[..end]);
-    out.push('\n');
 }
 
 /// The entries matching `query`, or `None` for an empty query.
@@ -319,8 +408,13 @@ mod tests {
 
     #[test]
     fn capped_text_stays_within_the_cap_on_a_char_boundary() {
-        let mut out = String::new();
-        push_capped(&mut out, &"é".repeat(10), 5);
-        assert_eq!(out, "éé\n");
+        let mut out = Texts { caps: Caps::Kept, collected: Collected::default() };
+        out.push(&"é".repeat(10), 5);
+        assert_eq!(out.collected.text, "éé\n");
+        assert!(out.collected.cut);
+        let mut whole = Texts { caps: Caps::Whole, collected: Collected::default() };
+        whole.push(&"é".repeat(10), 5);
+        assert_eq!(whole.collected.text.len(), 21);
+        assert!(!whole.collected.cut);
     }
 }

@@ -42,7 +42,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use super::detail::{Detail, DetailJob, copy_text};
 use super::dialog::{Confirm, DialogKey, MoveChoice, MoveDialog, MovePlan};
 use super::editor::Editor;
-use super::search::{self, SearchIndex, SearchJob};
+use super::search::{self, FullTextJob, SearchIndex, SearchJob};
 use super::{Report, Screen, TreeOptions, TreeOutcome};
 use crate::display::format_label_time;
 use crate::session::flatten::{Filter, FilterMode, FoldStep, Forest, RowContext, Rows, effective_leaf};
@@ -116,6 +116,9 @@ pub struct State {
     pub(super) query: String,
     index: Option<SearchIndex>,
     job_handed_out: bool,
+    /// The query a [`FullTextJob`] is out for, and the one whose results are in `matches`.
+    full_text_asked: Option<String>,
+    full_text_done: Option<String>,
     matches: Option<Vec<bool>>,
     pub(super) folded: HashSet<Ix>,
     pub(super) rows: Rows,
@@ -167,6 +170,8 @@ impl State {
             query: String::new(),
             index: None,
             job_handed_out: false,
+            full_text_asked: None,
+            full_text_done: None,
             matches: None,
             folded,
             rows,
@@ -326,6 +331,7 @@ impl State {
             SearchIndex::from_heads(&self.session, &self.calls, self.options.home.as_deref())
         });
         self.matches = search::run_query(index, &self.query, within);
+        self.full_text_done = None;
     }
 
     /// Point the detail pane at the selected entry (it loads lazily).
@@ -874,6 +880,7 @@ impl State {
                 }
                 TreeOutcome::Redraw
             }
+            Report::FullTextMatches { query, entries } => self.full_text_matched(query, entries),
             Report::SearchIndex(mut index) => {
                 if index.indexed() < self.session.entries().len() {
                     index.extend_with_heads(&self.session, &self.calls, self.options.home.as_deref());
@@ -981,6 +988,45 @@ impl State {
 
     pub fn detail_job(&self) -> Option<DetailJob> {
         self.detail.job(&self.session, self.options.home.as_deref())
+    }
+
+    pub fn full_text_job(&mut self) -> Option<FullTextJob> {
+        let index = self.index.as_ref().filter(|i| i.is_complete() && !i.long_entries().is_empty())?;
+        let wanted = self.matches.is_some() && self.full_text_done.as_deref() != Some(self.query.as_str());
+        if !wanted || self.full_text_asked.is_some() {
+            return None;
+        }
+        self.full_text_asked = Some(self.query.clone());
+        Some(FullTextJob {
+            session: Arc::clone(&self.session),
+            long: Arc::clone(index.long_entries()),
+            query: self.query.clone(),
+        })
+    }
+
+    /// A [`FullTextJob`] came back: add its entries to the matches if the query is still the one
+    /// it looked for (else the next job looks for the new one).
+    fn full_text_matched(&mut self, query: String, entries: Vec<Ix>) -> TreeOutcome {
+        self.full_text_asked = None;
+        if query != self.query {
+            return TreeOutcome::Ignored;
+        }
+        let Some(matches) = self.matches.as_mut() else { return TreeOutcome::Ignored };
+        let mut added = 0;
+        for ix in entries {
+            if let Some(matched) = matches.get_mut(ix as usize)
+                && !*matched
+            {
+                *matched = true;
+                added += 1;
+            }
+        }
+        self.full_text_done = Some(query);
+        if added == 0 {
+            return TreeOutcome::Ignored;
+        }
+        self.refilter();
+        TreeOutcome::Redraw
     }
 
     pub fn search_job(&mut self) -> Option<SearchJob> {
