@@ -123,51 +123,6 @@ fn a_read_only_file_is_a_clear_error_and_stays_unchanged() {
     assert_eq!(std::fs::read(&f).unwrap(), before);
 }
 
-/// Run pitree as a user the file modes apply to: itself, or under root the user `nobody` (uid
-/// 65534, through `setpriv`), with the sandbox and a link to the binary opened to it. `None` when
-/// that cannot be set up here.
-fn pitree_as_a_plain_user(sb: &Sandbox, args: &[&str]) -> Option<std::process::Output> {
-    use std::os::unix::fs::PermissionsExt;
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some(sb.pitree(args));
-    }
-    if Command::new("setpriv").arg("--version").output().is_err() {
-        eprintln!("note: running as root without setpriv; not checked");
-        return None;
-    }
-    let open = |p: &Path| std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
-    open(sb.root());
-    for dir in walkdir(sb.root()) {
-        open(&dir);
-    }
-    let bin = sb.root().join("pitree");
-    if std::fs::hard_link(env!("CARGO_BIN_EXE_pitree"), &bin).is_err() {
-        std::fs::copy(env!("CARGO_BIN_EXE_pitree"), &bin).unwrap();
-    }
-    let plain = sb.command(args);
-    let mut c = Command::new("setpriv");
-    c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&bin).args(args);
-    for (k, v) in plain.get_envs() {
-        match v {
-            Some(v) => c.env(k, v),
-            None => c.env_remove(k),
-        };
-    }
-    Some(c.output().unwrap())
-}
-
-fn walkdir(root: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(root).unwrap().flatten() {
-        if entry.file_type().unwrap().is_dir() {
-            out.push(entry.path());
-            out.extend(walkdir(&entry.path()));
-        }
-    }
-    out
-}
-
 #[test]
 fn a_legacy_file_pitree_may_not_write_is_not_migrated() {
     let sb = Sandbox::new();
@@ -178,11 +133,14 @@ fn a_legacy_file_pitree_may_not_write_is_not_migrated() {
     let mut perms = std::fs::metadata(&f).unwrap().permissions();
     perms.set_readonly(true);
     std::fs::set_permissions(&f, perms).unwrap();
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        std::os::unix::fs::chown(&f, Some(65534), Some(65534)).unwrap(); // nobody's own read-only file
+    if common::running_as_root() {
+        // nobody's own read-only file, in a folder nobody may write to
+        use std::os::unix::fs::PermissionsExt;
+        std::os::unix::fs::chown(&f, Some(65534), Some(65534)).unwrap();
+        let folder = std::fs::Permissions::from_mode(0o777);
+        std::fs::set_permissions(f.parent().unwrap(), folder).unwrap();
     }
-    let Some(out) = pitree_as_a_plain_user(&sb, &["rename", f.to_str().unwrap(), "x"]) else { return };
+    let out = sb.unprivileged(&["rename", f.to_str().unwrap(), "x"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -200,8 +158,7 @@ fn a_legacy_file_pitree_may_not_write_is_not_migrated() {
 #[test]
 fn a_migration_keeps_the_owner_of_the_file() {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    if !common::running_as_root() {
         eprintln!("note: not root; a file of another user cannot be set up");
         return;
     }

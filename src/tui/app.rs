@@ -736,7 +736,18 @@ impl<B: Backend> Runner<B> {
             Effect::TreeFork(target) => {
                 if let Some(view) = app.tree() {
                     match crate::store::actions::fork(view.session(), target, &self.root) {
-                        Ok(file) => self.run(Effect::OpenTree(file), app, terminal)?,
+                        Ok(file) => {
+                            // The new view says where it came from once it is shown.
+                            let tx = self.tx.clone();
+                            std::thread::spawn(move || {
+                                let result = Session::open(&file).map_err(|e| e.to_string());
+                                let opened = result.is_ok();
+                                let _ = tx.send(Event::TreeOpened { path: file.clone(), result });
+                                if opened {
+                                    let _ = tx.send(Event::Tree(Report::Forked(Ok(file))));
+                                }
+                            });
+                        }
                         Err(e) => self.send(Event::Tree(Report::Forked(Err(format!("{e:#}"))))),
                     }
                 }

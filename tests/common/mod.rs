@@ -33,11 +33,6 @@ impl Sandbox {
         s
     }
 
-    /// The sandbox folder (agent dir, HOME, XDG dirs and cache below it).
-    pub fn root(&self) -> &Path {
-        self.dir.path()
-    }
-
     pub fn sessions(&self) -> PathBuf {
         self.dir.path().join("agent/sessions")
     }
@@ -145,16 +140,21 @@ impl Sandbox {
     /// [`Sandbox::command`] as an unprivileged user: through `setpriv` as `nobody` when the tests
     /// run as root (who ignores file permissions), else as the current user. When it switches
     /// user it opens the sandbox to that user: folders traversable, `home`, `xdg` and `cache`
-    /// writable.
+    /// writable. The binary is run through a link in the sandbox, since the build folder may not
+    /// be reachable by that user (a checkout in a private temp folder).
     pub fn unprivileged(&self, args: &[&str]) -> Command {
         let c = self.command(args);
         if !running_as_root() {
             return c;
         }
         open_to_others(self.dir.path());
+        let bin = self.dir.path().join("pitree-bin");
+        if !bin.exists() && std::fs::hard_link(c.get_program(), &bin).is_err() {
+            std::fs::copy(c.get_program(), &bin).unwrap();
+        }
         let mut wrapped = Command::new("setpriv");
         wrapped.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
-        wrapped.arg(c.get_program()).args(c.get_args());
+        wrapped.arg(&bin).args(c.get_args());
         for (key, value) in c.get_envs() {
             match value {
                 Some(v) => wrapped.env(key, v),

@@ -146,8 +146,8 @@ pub enum TreeOutcome {
 pub enum Report {
     /// A [`TreeOutcome::Write`] finished: the file read again after the write, or the error.
     Written(Result<Session, String>),
-    /// A [`TreeOutcome::Fork`] failed (on success the app opens the new file), or succeeded and the
-    /// app keeps this view open.
+    /// A [`TreeOutcome::Fork`] failed, or succeeded: the app opens the new file and then reports
+    /// this to its view, which says so.
     Forked(Result<PathBuf, String>),
     /// A [`TreeOutcome::Copy`] finished.
     Copied(Result<(), String>),

@@ -858,7 +858,8 @@ impl State {
             }
             Report::Forked(Ok(path)) => {
                 let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                self.status = Some(Status { text: format!("Forked into {name}"), error: false });
+                self.status =
+                    Some(Status { text: format!("Forked: this is the new session {name}"), error: false });
                 TreeOutcome::Redraw
             }
             Report::Forked(Err(e)) => self.fail(&format!("Fork failed: {e}")),
