@@ -102,7 +102,8 @@ pub fn run_interactive(cli: &Cli) -> Result<i32> {
         all: cli.global.all,
         session_dir: cli.global.session_dir.clone(),
         print: cli.global.print,
-        pi_command: cli.global.pi.clone(),
+        // An empty `--pi` / `PITREE_PI` (as in `PITREE_PI= pitree`) means the default, not no command.
+        pi_command: cli.global.pi.clone().filter(|c| !c.trim().is_empty()),
         open_target: cli.target.clone(),
         demo: cli.demo,
     })
