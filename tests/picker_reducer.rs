@@ -663,10 +663,14 @@ fn status_messages_expire_with_the_clock() {
     let mut h = loaded(three());
     h.send(Event::Renamed { result: Err("disk full".into()) });
     assert!(h.screen(120, 40).contains("Failed to rename: disk full"));
-    h.send(Event::Clock(NOW_MS + 2_000));
-    assert!(h.screen(120, 40).contains("disk full"));
     h.send(Event::Clock(NOW_MS + 3_500));
+    assert!(h.screen(120, 40).contains("disk full"), "an error stays 10 s");
+    h.send(Event::Clock(NOW_MS + 10_500));
     assert!(!h.screen(120, 40).contains("disk full"));
+    h.send(Event::Renamed { result: Ok(()) });
+    assert!(h.screen(120, 40).contains("Session renamed"));
+    h.send(Event::Clock(NOW_MS + 14_000));
+    assert!(!h.screen(120, 40).contains("Session renamed"), "other messages 3 s");
 }
 
 #[test]
@@ -944,6 +948,22 @@ fn esc_from_a_session_opened_on_the_command_line_shows_it_selected_in_the_picker
     h.code(KeyCode::Esc);
     assert!(matches!(h.app.screen, Screen::Picker));
     assert_eq!(h.app.picker.selected().map(|s| &s.path), Some(&oldest.path), "not the most recent one");
+}
+
+#[test]
+fn a_long_error_takes_two_lines_and_stays_long_enough_to_read() {
+    let mut h = loaded(three());
+    h.code(KeyCode::Enter);
+    let error = "not a pi session file: line 1 is text, not a session header (is this the right file?)";
+    h.send(Event::TreeOpened { path: PathBuf::from("/s/--w--/a.jsonl"), result: Err(error.into()) });
+    let screen = h.screen(80, 24);
+    let lines: Vec<&str> = screen.lines().collect();
+    let shown = format!("{} {}", lines[1].trim_end(), lines[2].trim_end());
+    assert_eq!(shown, format!("Cannot open /s/--w--/a.jsonl: {error}"), "{screen}");
+    h.send(Event::Clock(NOW_MS + 5_000));
+    assert!(h.screen(80, 24).contains("Cannot open"), "still there after 5 s");
+    h.send(Event::Clock(NOW_MS + 11_000));
+    assert!(!h.screen(80, 24).contains("Cannot open"), "gone after 10 s");
 }
 
 #[test]

@@ -167,11 +167,23 @@ fn draw_header(frame: &mut Frame, area: Rect, cx: &Context) {
             ]
         }
         Mode::Browse => match &p.status {
-            Some(status) => vec![
-                title_line(cx, area.width),
-                Line::styled(status.text.clone(), if status.error { t.error } else { t.accent }),
-                Line::default(),
-            ],
+            Some(status) => {
+                // A long message (a path, an error) takes both lines under the title.
+                let style = if status.error { t.error } else { t.accent };
+                let cols = usize::from(area.width);
+                let rows = crate::display::wrap_rows(&status.text, cols, 2);
+                let last = rows.len() - 1;
+                let mut lines = vec![title_line(cx, area.width)];
+                for (i, row) in rows.into_iter().enumerate() {
+                    let text = match i == last {
+                        true => crate::display::truncate(&status.text[row.start..], cols).into_owned(),
+                        false => status.text[row].to_string(),
+                    };
+                    lines.push(Line::styled(text, style));
+                }
+                lines.resize(3, Line::default());
+                lines
+            }
             None => vec![
                 title_line(cx, area.width),
                 hints(&keys::hints_first(cx.keymap, cx.print), t),

@@ -22,6 +22,8 @@ use crate::tui::widgets::input::Input;
 
 /// How long a status message stays, in milliseconds.
 pub const STATUS_MS: i64 = 3000;
+/// How long an error stays: long enough to read a path in it.
+pub const ERROR_STATUS_MS: i64 = 10_000;
 
 /// Which sessions the picker lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -728,7 +730,8 @@ impl Picker {
     }
 
     pub fn set_status(&mut self, text: &str, error: bool, now_ms: i64) {
-        self.set_status_for(text, error, now_ms + STATUS_MS);
+        let stays = if error { ERROR_STATUS_MS } else { STATUS_MS };
+        self.set_status_for(text, error, now_ms + stays);
     }
 
     /// A status message that stays until `until_ms`.
