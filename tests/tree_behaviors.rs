@@ -1041,3 +1041,17 @@ fn on_a_small_screen_tab_shows_the_detail_pane_instead_of_the_list_and_esc_goes_
     press(&mut v, key(KeyCode::Tab));
     assert!(!render(&v, 120, 40).contains("Detail"));
 }
+
+#[test]
+fn a_click_on_a_row_selects_it_and_a_click_elsewhere_does_nothing() {
+    let (_d, path) = fold_tree().write();
+    let mut v = open(&path);
+    let screen = render(&v, 120, 40);
+    let line = screen.lines().position(|l| l.contains("user: three b")).expect("the row is drawn") as u16;
+    assert_eq!(v.click(4, line), TreeOutcome::Redraw);
+    assert_eq!(selected_id(&v).as_deref(), Some("user-3b"));
+    render(&v, 120, 40);
+    assert_eq!(v.click(100, line), TreeOutcome::Ignored, "a click in the detail pane is not a row");
+    assert_eq!(v.click(4, 0), TreeOutcome::Ignored, "nor one on the title");
+    assert_eq!(selected_id(&v).as_deref(), Some("user-3b"));
+}

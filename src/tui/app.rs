@@ -563,6 +563,7 @@ fn mouse_event(app: &mut App, mouse: MouseEvent) -> Vec<Effect> {
         let outcome = match mouse.kind {
             MouseEventKind::ScrollUp => view.wheel(false),
             MouseEventKind::ScrollDown => view.wheel(true),
+            MouseEventKind::Down(MouseButton::Left) => view.click(mouse.column, mouse.row),
             _ => return Vec::new(),
         };
         return tree_outcome(app, outcome);

@@ -121,6 +121,7 @@ fn draw_list(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
     } else {
         let start = state.selected.saturating_sub(height / 2).min(n.saturating_sub(height));
         let end = (start + height).min(n);
+        state.list_window.set((Rect { height: height as u16, ..area }, start));
         let label_time = |ms: i64| state.format_label_time(ms);
         let label_time: Option<&dyn Fn(i64) -> String> = state.label_times.then_some(&label_time as _);
         let cx = state.row_context(label_time);

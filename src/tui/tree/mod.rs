@@ -190,6 +190,11 @@ impl TreeView {
         self.state.wheel(down)
     }
 
+    /// A left click at (`column`, `line`): the row drawn there is selected. Pure.
+    pub fn click(&mut self, column: u16, line: u16) -> TreeOutcome {
+        self.state.click(column, line)
+    }
+
     /// The keys the view reacts to.
     pub fn keys(&self) -> &Keymap {
         &self.state.options.keys

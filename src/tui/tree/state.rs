@@ -36,6 +36,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::layout::{Position, Rect};
 use serde_json::Value;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -145,6 +146,8 @@ pub struct State {
     pub(super) summary_note: Option<String>,
     /// Rows and detail lines the last frame had room for (paging; set by drawing).
     pub(super) list_height: Cell<usize>,
+    /// Where the last frame drew the rows, and the index of the first one shown.
+    pub(super) list_window: Cell<(Rect, usize)>,
     pub(super) detail_height: Cell<usize>,
 }
 
@@ -188,6 +191,7 @@ impl State {
             status: None,
             summary_note: None,
             list_height: Cell::new(10),
+            list_window: Cell::new((Rect::default(), 0)),
             detail_height: Cell::new(10),
         };
         state.last_selected = first.or(state.session.graph.leaf());
@@ -510,6 +514,22 @@ impl State {
                 let code = if down { KeyCode::Down } else { KeyCode::Up };
                 self.handle_key(KeyEvent::new(code, KeyModifiers::NONE))
             }
+        }
+    }
+
+    /// A click at (`column`, `line`): select the row drawn there (while browsing or searching).
+    pub fn click(&mut self, column: u16, line: u16) -> TreeOutcome {
+        let (area, start) = self.list_window.get();
+        let inside = area.contains(Position::new(column, line));
+        let row =
+            Some(start + usize::from(line.saturating_sub(area.y))).filter(|&r| inside && r < self.rows.len());
+        match (row, &self.mode) {
+            (Some(row), Mode::Browse | Mode::Search) => {
+                self.status = None;
+                self.select_row(row);
+                TreeOutcome::Redraw
+            }
+            _ => TreeOutcome::Ignored,
         }
     }
 
