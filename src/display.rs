@@ -183,6 +183,21 @@ pub fn truncate(text: &str, max_cols: usize) -> Cow<'_, str> {
     Cow::Owned(cut)
 }
 
+/// `text` cut from the start to at most `max_cols` columns, beginning with `…` when something was
+/// cut (for paths, whose end says the most).
+pub fn truncate_start(text: &str, max_cols: usize) -> Cow<'_, str> {
+    let w = width(text);
+    if w <= max_cols {
+        return Cow::Borrowed(text);
+    }
+    if max_cols == 0 {
+        return Cow::Borrowed("");
+    }
+    let mut cut = String::from(ELLIPSIS);
+    cut.push_str(&skip_cols(text, w - (max_cols - 1)));
+    Cow::Owned(cut)
+}
+
 /// `text` made exactly `cols` columns wide: cut with [`truncate`] when too wide, then padded with
 /// spaces on the right.
 pub fn pad_to(text: &str, cols: usize) -> String {

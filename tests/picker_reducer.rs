@@ -951,6 +951,23 @@ fn esc_from_a_session_opened_on_the_command_line_shows_it_selected_in_the_picker
 }
 
 #[test]
+fn with_paths_shown_a_long_path_loses_its_start_so_count_and_age_stay_on_screen() {
+    let f = Fixtures::copy();
+    let mut h = Harness::new(true);
+    h.load(ScopeKind::All, f.sessions.clone());
+    h.code(KeyCode::F(2));
+    h.press(ctrl('p'));
+    let screen = h.screen(120, 40);
+    let selected = h.app.picker.selected().unwrap().clone();
+    let row = screen.lines().find(|l| l.starts_with("› ")).unwrap();
+    let name = selected.path.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(row.contains(&format!("{name} ")), "the file name (with the session id) is kept: {row}");
+    assert!(row.contains('…'), "the path's start gave way: {row}");
+    let age = pitree::display::format_age(selected.modified_ms, NOW_MS);
+    assert!(row.trim_end().ends_with(&format!("{} {age}", selected.message_count)), "{row}");
+}
+
+#[test]
 fn a_long_error_takes_two_lines_and_stays_long_enough_to_read() {
     let mut h = loaded(three());
     h.code(KeyCode::Enter);

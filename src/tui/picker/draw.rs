@@ -18,7 +18,7 @@ use super::source::Row;
 use super::state::{Load, Mode, Picker, PreviewSlot, ScopeKind};
 use crate::catalog::SessionSummary;
 use crate::catalog::display::display_title;
-use crate::display::{abbreviate_home, format_age, one_line, take_cols, truncate, width};
+use crate::display::{abbreviate_home, format_age, one_line, take_cols, truncate, truncate_start, width};
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::input::Input;
@@ -366,13 +366,14 @@ fn row_line(cx: &Context, row: &Row, selected: bool, cols: u16) -> Line<'static>
     let t = cx.theme;
     let s = p.summary(row);
     let deleting = matches!(&p.mode, Mode::ConfirmDelete { path, .. } if *path == s.path);
-    let right = right_part(cx, s);
     let live = p.live_pid(s).is_some();
-    let right_w = width_of(&right) + if live { width_of(LIVE_MARK) + 1 } else { 0 };
+    let live_w = if live { width_of(LIVE_MARK) + 1 } else { 0 };
     let folded = if row.hidden > 0 { format!(" [+{}]", row.hidden) } else { String::new() };
     let prefix_w = width_of(&row.prefix);
     let cols = usize::from(cols);
-    let room = 10usize.max(cols.saturating_sub(2 + prefix_w + right_w + 2 + width_of(&folded)));
+    let right = right_part(cx, s, cols.saturating_sub(2 + prefix_w + MIN_TITLE + 2 + live_w));
+    let right_w = width_of(&right) + live_w;
+    let room = MIN_TITLE.max(cols.saturating_sub(2 + prefix_w + right_w + 2 + width_of(&folded)));
     let title = display_title(s);
     let shown = truncate(&title, room).into_owned();
     let mut title_style = if deleting {
@@ -401,20 +402,32 @@ fn row_line(cx: &Context, row: &Row, selected: bool, cols: u16) -> Line<'static>
     if selected { line.style(t.selected) } else { line }
 }
 
-/// `[<~path> ][<~cwd> ]<count> <age>`.
-fn right_part(cx: &Context, s: &SessionSummary) -> String {
+/// The columns a title keeps however wide the right part is (pi's `max(10, …)`).
+const MIN_TITLE: usize = 10;
+/// The columns a shortened path or cwd keeps.
+const MIN_PATH: usize = 16;
+
+/// `[<~path> ][<~cwd> ]<count> <age>`, within `max` columns where it can be: the path, then the
+/// cwd, lose their start (`…`) so that the count and age stay on screen.
+fn right_part(cx: &Context, s: &SessionSummary, max: usize) -> String {
     let p = cx.picker;
     let home = p.home.as_deref();
+    let tail = format!("{} {}", s.message_count, format_age(s.modified_ms, cx.now_ms));
+    let path = p.show_path.then(|| abbreviate_home(&s.path, home));
+    let cwd =
+        (p.scope == ScopeKind::All && !s.cwd.is_empty()).then(|| abbreviate_home(Path::new(&s.cwd), home));
+    let spaces = path.iter().chain(&cwd).count();
+    let room = max.saturating_sub(width_of(&tail) + spaces);
+    let cwd_w = cwd.as_deref().map_or(0, width_of);
+    let path = path.map(|p| truncate_start(&p, room.saturating_sub(cwd_w).max(MIN_PATH)).into_owned());
+    let path_w = path.as_deref().map_or(0, width_of);
+    let cwd = cwd.map(|c| truncate_start(&c, room.saturating_sub(path_w).max(MIN_PATH)).into_owned());
     let mut out = String::new();
-    if p.show_path {
-        out.push_str(&abbreviate_home(&s.path, home));
+    for part in path.iter().chain(&cwd) {
+        out.push_str(part);
         out.push(' ');
     }
-    if p.scope == ScopeKind::All && !s.cwd.is_empty() {
-        out.push_str(&abbreviate_home(Path::new(&s.cwd), home));
-        out.push(' ');
-    }
-    out.push_str(&format!("{} {}", s.message_count, format_age(s.modified_ms, cx.now_ms)));
+    out.push_str(&tail);
     out
 }
 
