@@ -802,28 +802,12 @@ fn a_session_that_grew_since_its_view_was_closed_reopens_reading_only_what_was_a
     );
     std::fs::write(&path, [std::fs::read(&path).unwrap(), format!("{line}\n").into_bytes()].concat())
         .unwrap();
-    let grown: Vec<_> = sessions
-        .into_iter()
-        .map(|mut s| {
-            if s.path == path {
-                s.file_len = std::fs::metadata(&path).unwrap().len();
-            }
-            s
-        })
-        .collect();
-    h.load(ScopeKind::Current, grown);
+    h.load(ScopeKind::Current, relisted(sessions, &path));
     h.clear_effects();
     h.code(KeyCode::Enter);
     assert!(matches!(h.app.screen, Screen::Opening(_)), "a grown file is not shown as it was");
     assert!(!h.effects.iter().any(|e| matches!(e, Effect::OpenTree(_))));
-    let old = h
-        .effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::ReopenTree(old) => Some(std::sync::Arc::clone(old)),
-            _ => None,
-        })
-        .expect("the closed view's session is read from where it stopped");
+    let old = reopened(&h).expect("the closed view's session is read from where it stopped");
     assert_eq!(old.file.facts, before.file.facts);
     h.send(Event::TreeOpened { path: path.clone(), result: old.reread().map_err(|e| e.to_string()) });
     let view = h.app.tree().expect("the tree view");
@@ -856,6 +840,31 @@ fn on_a_small_screen_f2_shows_the_preview_instead_of_the_list_and_esc_goes_back(
     assert!(!h.screen(80, 24).contains("Active branch"));
     h.code(KeyCode::Esc);
     assert!(h.exit().is_some());
+}
+
+/// `sessions` with the one at `path` listed at the length its file has now (the next scan).
+fn relisted(
+    sessions: Vec<pitree::catalog::SessionSummary>,
+    path: &std::path::Path,
+) -> Vec<pitree::catalog::SessionSummary> {
+    let len = std::fs::metadata(path).unwrap().len();
+    sessions
+        .into_iter()
+        .map(|mut s| {
+            if s.path == path {
+                s.file_len = len;
+            }
+            s
+        })
+        .collect()
+}
+
+/// The session a [`Effect::ReopenTree`] asks to bring up to date.
+fn reopened(h: &Harness) -> Option<std::sync::Arc<pitree::session::Session>> {
+    h.effects.iter().find_map(|e| match e {
+        Effect::ReopenTree(old) => Some(std::sync::Arc::clone(old)),
+        _ => None,
+    })
 }
 
 /// A preview as the worker sends it, with a session of just a header for its path.
@@ -901,28 +910,12 @@ fn a_session_that_grew_since_its_preview_opens_reading_only_what_was_appended() 
 
     let mut out = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
     std::io::Write::write_all(&mut out, b"{\"type\":\"session_info\",\"id\":\"0a0b0c0d\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"name\":\"grown\"}\n").unwrap();
-    let grown: Vec<_> = sessions
-        .into_iter()
-        .map(|mut s| {
-            if s.path == path {
-                s.file_len = std::fs::metadata(&path).unwrap().len();
-            }
-            s
-        })
-        .collect();
-    h.load(ScopeKind::Current, grown);
+    h.load(ScopeKind::Current, relisted(sessions, &path));
     h.clear_effects();
     h.code(KeyCode::Enter);
     assert!(matches!(h.app.screen, Screen::Opening(_)), "a grown file is not shown as the preview read it");
     assert!(!h.effects.iter().any(|e| matches!(e, Effect::OpenTree(_))));
-    let old = h
-        .effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::ReopenTree(old) => Some(std::sync::Arc::clone(old)),
-            _ => None,
-        })
-        .expect("the preview's session is read from where it stopped");
+    let old = reopened(&h).expect("the preview's session is read from where it stopped");
     assert_eq!(old.file.facts, before.file.facts);
 }
 
