@@ -437,6 +437,13 @@ fn b107_the_summarizer_output_is_edited_before_writing_and_a_failure_falls_back_
     press(&mut v, key(KeyCode::Esc));
     press(&mut v, key(KeyCode::Char('2')));
     assert!(!render(&v, 100, 30).contains("Summarizer failed"), "a draft asked for is just the draft");
+    press(&mut v, key(KeyCode::Esc));
+    press(&mut v, key(KeyCode::Char('3')));
+    v.apply(Report::Summary(Err("exit status 1".into())));
+    press(&mut v, key(KeyCode::Esc));
+    press(&mut v, key(KeyCode::Char('3')));
+    v.apply(Report::Summary(Ok("## Goal\nB".into())));
+    assert!(!render(&v, 100, 30).contains("Summarizer failed"), "a later success is not called a failure");
 }
 
 #[test]

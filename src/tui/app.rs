@@ -416,19 +416,17 @@ fn picker_requests(app: &mut App, effects: Vec<picker::Effect>) -> Vec<Effect> {
 fn open_tree(app: &mut App, path: PathBuf) -> Vec<Effect> {
     let len = app.picker.sessions().iter().find(|s| s.path == path).map(|s| s.file_len);
     let as_listed = |s: &Session| Some(s.file.facts.len) == len;
-    let last = app.last_tree.take().filter(|view| view.path() == path);
-    if let Some(view) = last.as_ref().filter(|view| as_listed(view.session())) {
-        let check = Effect::ReloadTree(view.shared_session());
-        app.screen = Screen::Tree(last.expect("just matched"));
-        return vec![check];
-    }
-    let known = match last {
+    let known = match app.last_tree.take().filter(|view| view.path() == path) {
+        Some(view) if as_listed(view.session()) => {
+            let check = Effect::ReloadTree(view.shared_session());
+            app.screen = Screen::Tree(view);
+            return vec![check];
+        }
         Some(view) => Some(view.shared_session()),
         None => app.previewed.clone().filter(|s| s.file.path == path),
     };
     match known {
         Some(session) if as_listed(&session) => {
-            app.screen = Screen::Opening(path.clone());
             let check = Effect::ReloadTree(Arc::clone(&session));
             let mut effects = show_tree(app, path, session);
             effects.push(check);

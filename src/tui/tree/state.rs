@@ -948,6 +948,7 @@ impl State {
             return TreeOutcome::Ignored;
         };
         let d = draft(&self.session, &plan.abandoned);
+        self.summary_note = None;
         let text = match result {
             Ok(out) => format!("{PREAMBLE}{}{}", out.trim(), file_tags(&d.read_files, &d.modified_files)),
             Err(e) => {
