@@ -36,10 +36,9 @@ pub struct Header {
     pub line: u32,
 }
 
-/// The version a file is read (and migrated) as, from its header's `version` as JavaScript reads
-/// it ([`crate::session::loose::JsNumber`]): pi takes `header.version ?? 1` and migrates when it
-/// is `< 2` (from v1) or `< 3` (from v2), so a value that is not a number (`"abc"`) needs no
-/// migration, and `"2"` is v2.
+/// The version a file is read (and migrated) as, from its header's `version` taken as JavaScript's
+/// `ToNumber` takes it: pi takes `header.version ?? 1` and migrates when it is `< 2` (from v1) or
+/// `< 3` (from v2), so a value that is not a number (`"abc"`) needs no migration, and `"2"` is v2.
 pub fn migration_version(version: Option<f64>) -> u32 {
     match version.unwrap_or(1.0) {
         v if v < 2.0 => 1,

@@ -85,7 +85,7 @@ impl SearchIndex {
         self.complete
     }
 
-    /// The entries whose text the index holds cut to [`TEXT_CAP`] / [`OUTPUT_CAP`].
+    /// The entries whose text the index holds cut to `TEXT_CAP` / `OUTPUT_CAP`.
     pub fn long_entries(&self) -> &Arc<[Ix]> {
         &self.long
     }
