@@ -672,7 +672,8 @@ fn search_finds_a_hit_past_the_kept_part_of_a_long_tool_output_through_a_full_te
     press(&mut v, key(KeyCode::Backspace));
     type_text(&mut v, "0");
     assert!(v.full_text_job().is_none(), "one job at a time");
-    v.apply(Report::FullTextMatches { query: "req=0000050".into(), entries: vec![2] });
+    let searched = std::sync::Arc::new(Session::open(&path).unwrap());
+    v.apply(Report::FullTextMatches { query: "req=0000050".into(), entries: vec![2], session: searched });
     for _ in 0.."0000050".len() {
         press(&mut v, key(KeyCode::Backspace));
     }
@@ -687,6 +688,20 @@ fn search_finds_a_hit_past_the_kept_part_of_a_long_tool_output_through_a_full_te
     let job = v.full_text_job().unwrap();
     v.apply(job.run());
     assert!(v.rows().is_empty(), "every token must be there");
+
+    // A pass over a file that was since replaced (another first line) adds nothing.
+    press(&mut v, key(KeyCode::Esc));
+    type_text(&mut v, "0002999 ok");
+    let (_other_dir, other) = Build::new().write();
+    let mut text = std::fs::read_to_string(&other).unwrap().replacen("\"id\":\"", "\"id\":\"x", 1);
+    text.push('\n');
+    std::fs::write(&other, text).unwrap();
+    let replaced = std::sync::Arc::new(Session::open(&other).unwrap());
+    let _ = v.full_text_job();
+    let stale = Report::FullTextMatches { query: "0002999 ok".into(), entries: vec![2], session: replaced };
+    assert_eq!(v.apply(stale), TreeOutcome::Ignored);
+    assert!(v.rows().is_empty());
+    assert!(v.full_text_job().is_some(), "and the pass is asked again");
 }
 
 #[test]

@@ -157,8 +157,9 @@ pub enum Report {
     Detail { entry: Ix, content: DetailContent },
     /// The full-text search index built by a [`SearchJob`].
     SearchIndex(SearchIndex),
-    /// The long entries whose whole text holds every token of `query` ([`FullTextJob`]).
-    FullTextMatches { query: String, entries: Vec<Ix> },
+    /// The long entries whose whole text holds every token of `query` ([`FullTextJob`]), found in
+    /// `session` (the view's session when the job started).
+    FullTextMatches { query: String, entries: Vec<Ix>, session: Arc<Session> },
     /// The file changed on disk (pi appended): the file read again. Selection, filter, folds and
     /// search are kept.
     Changed(Session),

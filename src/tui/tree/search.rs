@@ -260,7 +260,7 @@ impl FullTextJob {
                 .collect(),
             None => Vec::new(),
         };
-        super::Report::FullTextMatches { query: self.query, entries }
+        super::Report::FullTextMatches { query: self.query, entries, session: self.session }
     }
 }
 

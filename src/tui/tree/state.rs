@@ -901,7 +901,9 @@ impl State {
                 }
                 TreeOutcome::Redraw
             }
-            Report::FullTextMatches { query, entries } => self.full_text_matched(query, entries),
+            Report::FullTextMatches { query, entries, session } => {
+                self.full_text_matched(query, entries, &session)
+            }
             Report::SearchIndex(mut index) => {
                 if index.indexed() < self.session.entries().len() {
                     index.extend_with_heads(&self.session, &self.calls, self.options.home.as_deref());
@@ -1027,10 +1029,12 @@ impl State {
     }
 
     /// A [`FullTextJob`] came back: add its entries to the matches if the query is still the one
-    /// it looked for (else the next job looks for the new one).
-    fn full_text_matched(&mut self, query: String, entries: Vec<Ix>) -> TreeOutcome {
+    /// it looked for and the file only grew since (else the next job looks again).
+    fn full_text_matched(&mut self, query: String, entries: Vec<Ix>, searched: &Session) -> TreeOutcome {
         self.full_text_asked = None;
-        if query != self.query {
+        let same_file = searched.file.facts.first_line == self.session.file.facts.first_line
+            && searched.entries().len() <= self.session.entries().len();
+        if query != self.query || !same_file {
             return TreeOutcome::Ignored;
         }
         let Some(matches) = self.matches.as_mut() else { return TreeOutcome::Ignored };
