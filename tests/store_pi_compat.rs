@@ -242,6 +242,22 @@ fn a_rename_keeps_pi_s_leaf_when_the_last_line_repeats_an_earlier_id() {
 }
 
 #[test]
+fn migration_keeps_the_lines_it_does_not_change_byte_for_byte() {
+    let sb = Sandbox::new();
+    let f = sb.add("edge/v2-legacy.jsonl", "--home-dev-legacy--");
+    let odd = r#"{"type":"message","id":"0a0a0a08","parentId":"0a0a0a07", "timestamp":"2025-01-15T08:01:30.000Z","message":{"role":"user","content":[{"type":"text","text":"lone \ud800 half"}],"timestamp":1736928090000},"big":1e400,"zero":-0}"#;
+    let text = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(&f, format!("{text}{odd}\n")).unwrap();
+    ok(&sb.pitree(&["rename", f.to_str().unwrap(), "kept"]));
+    let migrated = std::fs::read_to_string(&f).unwrap();
+    assert!(migrated.starts_with(r#"{"type":"session","version":3"#), "migrated: {migrated}");
+    assert!(migrated.lines().any(|l| l == odd), "the unchanged entry is as it was:\n{migrated}");
+    let Some(v) = view(&f) else { return };
+    assert_eq!(v["copyChange"], "unchanged", "pi sees a v3 file it does not need to rewrite");
+    assert_eq!(v["sessionName"], "kept");
+}
+
+#[test]
 fn a_v1_file_keeps_the_ids_pitree_showed() {
     let sb = Sandbox::new();
     let f = sb.add("edge/v1-legacy.jsonl", "--home-dev-legacy--");

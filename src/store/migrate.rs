@@ -7,7 +7,7 @@
 //! owner, group and mode, fsync; one a killed migration left is removed by the next migration of
 //! that file), the original is kept as
 //! `<file>.v<N>.bak` (a hard link), the temp file is renamed over the original, and the folder is
-//! fsynced. Unreadable lines are kept verbatim. Entry ids are the ones the reader derived, so what
+//! fsynced. Unreadable lines, and entries the migration does not change, are kept verbatim. Entry ids are the ones the reader derived, so what
 //! the user saw is what lands on disk.
 
 use std::io::Write;
@@ -154,8 +154,15 @@ fn migrated_text(session: &Session, original: &[u8]) -> Result<Vec<u8>> {
             set_key(&mut header, "version", Value::from(3));
             out.extend_from_slice(serde_json::to_string(&header)?.as_bytes());
         } else if let Some(entry) = by_line.get(&number) {
-            let value = migrated_entry_json(parse_json(line)?, entry);
-            out.extend_from_slice(serde_json::to_string(&value)?.as_bytes());
+            // A line migration leaves as it is (most of a v2 file) is kept byte for byte, so what
+            // a JSON value cannot carry through a re-serialization stays: a lone surrogate
+            // escape, a number beyond a double, `-0`, the spacing.
+            let value = parse_json(line)?;
+            let migrated = migrated_entry_json(value.clone(), entry);
+            match migrated == value {
+                true => out.extend_from_slice(line),
+                false => out.extend_from_slice(serde_json::to_string(&migrated)?.as_bytes()),
+            }
         } else {
             out.extend_from_slice(line);
         }
