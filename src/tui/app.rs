@@ -697,18 +697,10 @@ impl<B: Backend> Runner<B> {
                 });
             }
             Effect::OpenTree(path) => {
-                let tx = self.tx.clone();
-                std::thread::spawn(move || {
-                    let result = Session::open(&path).map_err(|e| e.to_string());
-                    let _ = tx.send(Event::TreeOpened { path, result });
-                });
+                self.open_in_background(path.clone(), move || Session::open(&path), None)
             }
             Effect::ReopenTree(old) => {
-                let tx = self.tx.clone();
-                std::thread::spawn(move || {
-                    let result = old.reread().map_err(|e| e.to_string());
-                    let _ = tx.send(Event::TreeOpened { path: old.file.path.clone(), result });
-                });
+                self.open_in_background(old.file.path.clone(), move || old.reread(), None)
             }
             Effect::ReloadTree(old) => {
                 let tx = self.tx.clone();
@@ -735,17 +727,10 @@ impl<B: Backend> Runner<B> {
             Effect::TreeFork(target) => {
                 if let Some(view) = app.tree() {
                     match crate::store::actions::fork(view.session(), target, &self.root) {
+                        // The new view says where it came from once it is shown.
                         Ok(file) => {
-                            // The new view says where it came from once it is shown.
-                            let tx = self.tx.clone();
-                            std::thread::spawn(move || {
-                                let result = Session::open(&file).map_err(|e| e.to_string());
-                                let opened = result.is_ok();
-                                let _ = tx.send(Event::TreeOpened { path: file.clone(), result });
-                                if opened {
-                                    let _ = tx.send(Event::Tree(Report::Forked(Ok(file))));
-                                }
-                            });
+                            let forked = Report::Forked(Ok(file.clone()));
+                            self.open_in_background(file.clone(), move || Session::open(&file), Some(forked))
                         }
                         Err(e) => self.send(Event::Tree(Report::Forked(Err(format!("{e:#}"))))),
                     }
@@ -809,6 +794,25 @@ impl<B: Backend> Runner<B> {
 
     fn send(&self, event: Event) {
         let _ = self.tx.send(event);
+    }
+
+    /// Read a session for the tree view of `path` on a thread and send it as
+    /// [`Event::TreeOpened`], then `after` for the new view if it could be read.
+    fn open_in_background(
+        &self,
+        path: PathBuf,
+        read: impl FnOnce() -> Result<Session, crate::session::parse::ParseError> + Send + 'static,
+        after: Option<Report>,
+    ) {
+        let tx = self.tx.clone();
+        std::thread::spawn(move || {
+            let result = read().map_err(|e| e.to_string());
+            let opened = result.is_ok();
+            let _ = tx.send(Event::TreeOpened { path, result });
+            if let Some(report) = after.filter(|_| opened) {
+                let _ = tx.send(Event::Tree(report));
+            }
+        });
     }
 
     fn picker(&mut self, effect: picker::Effect) {
