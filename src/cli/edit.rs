@@ -151,12 +151,7 @@ pub fn fork(args: &ForkArgs, global: &Global, out: &mut dyn Write) -> Result<()>
 }
 
 pub fn delete(args: &DeleteArgs, global: &Global, out: &mut dyn Write) -> Result<()> {
-    if let Some(pid) = store::live::scan().holder(&args.file).filter(|_| !args.force) {
-        bail!(
-            "a running pi (pid {pid}) has {} open; its next message would start the file again without a header. Quit it first, or pass --force",
-            args.file.display()
-        );
-    }
+    not_live(&args.file, args.force, "its next message would start the file again without a header")?;
     if !args.yes && !confirm(&format!("Move {} to the trash? [y/N] ", args.file.display()))? {
         bail!("not deleted (answer y, or pass --yes)");
     }
@@ -183,13 +178,21 @@ fn resolve(session: &Session, id: &str) -> Result<Ix> {
 /// Open a session for writing: refuse one a running pi holds, unless forced.
 fn writable(path: &Path, force: bool) -> Result<Session> {
     let session = open_session(path)?;
-    if let Some(pid) = store::live::scan().holder(path).filter(|_| !force) {
-        bail!(
-            "a running pi (pid {pid}) has {} open; it keeps its own position and will not see this change. Quit it first, or pass --force",
-            path.display()
-        );
-    }
+    not_live(path, force, "it keeps its own position and will not see this change")?;
     Ok(session)
+}
+
+/// Refuse, saying `why` it matters, when a running pi holds `path` and the user did not force.
+fn not_live(path: &Path, force: bool, why: &str) -> Result<()> {
+    match store::live::scan().holder(path).filter(|_| !force) {
+        Some(pid) => {
+            bail!(
+                "a running pi (pid {pid}) has {} open; {why}. Quit it first, or pass --force",
+                path.display()
+            )
+        }
+        None => Ok(()),
+    }
 }
 
 fn write(path: &Path, session: &Session, global: &Global, action: &Action) -> Result<store::Written> {

@@ -5,10 +5,10 @@
 //! only when that write may go ahead (the file is writable, its owner can be kept): the migrated
 //! text goes to a temp file in the same folder (`.<file>.migrating-XXXXXX`, with the original's
 //! owner, group and mode, fsync; one a killed migration left is removed by the next migration of
-//! that file), the original is kept as
-//! `<file>.v<N>.bak` (a hard link), the temp file is renamed over the original, and the folder is
-//! fsynced. Unreadable lines, and entries the migration does not change, are kept verbatim. Entry ids are the ones the reader derived, so what
-//! the user saw is what lands on disk.
+//! that file), the original is kept as `<file>.v<N>.bak` (a hard link), the temp file is renamed
+//! over the original, and the folder is fsynced. Unreadable lines, and entries the migration does
+//! not change, are kept verbatim. Entry ids are the ones the reader derived, so what the user saw
+//! is what lands on disk.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -70,8 +70,9 @@ pub fn migrate_on_disk(session: &Session, root: &Path) -> Result<PathBuf> {
         .tempfile_in(dir)
         .wrap_err("cannot create a temp file for the migration")?;
     tmp.write_all(&migrated)?;
-    keep_owner(tmp.as_file(), &path)?;
-    tmp.as_file().set_permissions(std::fs::metadata(&path)?.permissions())?;
+    let meta = std::fs::metadata(&path)?;
+    keep_owner(tmp.as_file(), &meta, &path)?;
+    tmp.as_file().set_permissions(meta.permissions())?;
     tmp.as_file().sync_all()?;
     let backup = backup_path(&path, session.header().version);
     std::fs::hard_link(&path, &backup)
@@ -87,9 +88,9 @@ pub fn migrate_on_disk(session: &Session, root: &Path) -> Result<PathBuf> {
 
 /// Give the migrated text the owner and group of the file it replaces (a temp file belongs to
 /// whoever runs pitree, so root migrating another user's session would take it from them).
-fn keep_owner(tmp: &std::fs::File, path: &Path) -> Result<()> {
+fn keep_owner(tmp: &std::fs::File, file: &std::fs::Metadata, path: &Path) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let (file, ours) = (std::fs::metadata(path)?, tmp.metadata()?);
+    let ours = tmp.metadata()?;
     if (file.uid(), file.gid()) == (ours.uid(), ours.gid()) {
         return Ok(());
     }
