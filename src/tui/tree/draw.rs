@@ -113,15 +113,14 @@ fn draw_list(state: &State, frame: &mut Frame, area: Rect, theme: &Theme) {
         return;
     }
     let height = area.height as usize - 1;
-    state.list_height.set(height.max(1));
     let n = state.rows.len();
+    let start = state.selected.saturating_sub(height / 2).min(n.saturating_sub(height));
+    state.list_window.set((Rect { height: height as u16, ..area }, start));
     let mut lines: Vec<Line> = Vec::with_capacity(height + 1);
     if n == 0 {
         lines.push(Line::styled("  No entries found", theme.muted));
     } else {
-        let start = state.selected.saturating_sub(height / 2).min(n.saturating_sub(height));
         let end = (start + height).min(n);
-        state.list_window.set((Rect { height: height as u16, ..area }, start));
         let label_time = |ms: i64| state.format_label_time(ms);
         let label_time: Option<&dyn Fn(i64) -> String> = state.label_times.then_some(&label_time as _);
         let cx = state.row_context(label_time);

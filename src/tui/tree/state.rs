@@ -144,10 +144,10 @@ pub struct State {
     /// Why the summary editor shows the draft instead of the summarizer's text (drawn in the
     /// editor, which covers the status line).
     pub(super) summary_note: Option<String>,
-    /// Rows and detail lines the last frame had room for (paging; set by drawing).
-    pub(super) list_height: Cell<usize>,
-    /// Where the last frame drew the rows, and the index of the first one shown.
+    /// Where the last frame drew the rows (its height pages the list), and the index of the first
+    /// one shown; set by drawing.
     pub(super) list_window: Cell<(Rect, usize)>,
+    /// The detail lines the last frame had room for (paging the pane).
     pub(super) detail_height: Cell<usize>,
 }
 
@@ -190,8 +190,7 @@ impl State {
             pending: None,
             status: None,
             summary_note: None,
-            list_height: Cell::new(10),
-            list_window: Cell::new((Rect::default(), 0)),
+            list_window: Cell::new((Rect::new(0, 0, 0, 10), 0)),
             detail_height: Cell::new(10),
         };
         state.last_selected = first.or(state.session.graph.leaf());
@@ -551,7 +550,7 @@ impl State {
 
     /// Page keys: by the list height, clamped at both ends.
     fn page(&mut self, direction: isize) -> TreeOutcome {
-        let page = self.list_height.get().max(1) as isize;
+        let page = self.list_window.get().0.height.max(1) as isize;
         let target = (self.selected as isize + direction * page).max(0) as usize;
         self.jump(target)
     }
