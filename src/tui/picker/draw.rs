@@ -18,7 +18,9 @@ use super::source::Row;
 use super::state::{Load, Mode, Picker, PreviewSlot, ScopeKind};
 use crate::catalog::SessionSummary;
 use crate::catalog::display::display_title;
-use crate::display::{abbreviate_home, format_age, one_line, take_cols, truncate, truncate_start, width};
+use crate::display::{
+    abbreviate_home, format_age, one_line, take_cols, truncate, truncate_start, width, wrap_rows,
+};
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::input::Input;
@@ -171,12 +173,12 @@ fn draw_header(frame: &mut Frame, area: Rect, cx: &Context) {
                 // A long message (a path, an error) takes both lines under the title.
                 let style = if status.error { t.error } else { t.accent };
                 let cols = usize::from(area.width);
-                let rows = crate::display::wrap_rows(&status.text, cols, 2);
+                let rows = wrap_rows(&status.text, cols, 2);
                 let last = rows.len() - 1;
                 let mut lines = vec![title_line(cx, area.width)];
                 for (i, row) in rows.into_iter().enumerate() {
                     let text = match i == last {
-                        true => crate::display::truncate(&status.text[row.start..], cols).into_owned(),
+                        true => truncate(&status.text[row.start..], cols).into_owned(),
                         false => status.text[row].to_string(),
                     };
                     lines.push(Line::styled(text, style));

@@ -97,13 +97,23 @@ impl SearchIndex {
     /// For each entry, whether every token occurs in its text. With `within`, only the entries
     /// marked there are tested (a query that only grew can only match fewer entries).
     pub fn matches(&self, tokens: &[String], within: Option<&[bool]>) -> Vec<bool> {
-        let finders: Vec<Finder<'_>> = tokens.iter().map(|t| Finder::new(t.as_bytes())).collect();
+        let finders = finders(tokens);
         (0..self.indexed())
             .into_par_iter()
             .with_min_len(4096)
-            .map(|i| within.is_none_or(|w| w[i]) && finders.iter().all(|f| f.find(self.text(i)).is_some()))
+            .map(|i| within.is_none_or(|w| w[i]) && holds_all(&finders, self.text(i)))
             .collect()
     }
+}
+
+/// A searcher per query token (already lower-cased).
+fn finders(tokens: &[String]) -> Vec<Finder<'_>> {
+    tokens.iter().map(|t| Finder::new(t.as_bytes())).collect()
+}
+
+/// Whether lower-cased `text` holds every token.
+fn holds_all(finders: &[Finder<'_>], text: &[u8]) -> bool {
+    finders.iter().all(|f| f.find(text).is_some())
 }
 
 /// The label and pi's type words of an entry, and for a tool result the call it shows (its row
@@ -240,7 +250,7 @@ impl FullTextJob {
     pub fn run(self) -> super::Report {
         use std::os::unix::fs::FileExt;
         let tokens = tokens(&self.query);
-        let finders: Vec<Finder<'_>> = tokens.iter().map(|t| Finder::new(t.as_bytes())).collect();
+        let finders = finders(&tokens);
         let file = File::open(&self.session.file.path).ok();
         let entries = match &file {
             Some(file) => self
@@ -254,7 +264,7 @@ impl FullTextJob {
                         && full_text(&line, Caps::Whole).is_some_and(|body| {
                             let mut lower = String::with_capacity(body.text.len());
                             push_lower(&mut lower, &body.text);
-                            finders.iter().all(|f| f.find(lower.as_bytes()).is_some())
+                            holds_all(&finders, lower.as_bytes())
                         })
                 })
                 .collect(),
