@@ -142,8 +142,13 @@ impl Sandbox {
 
     /// Wait for pitree to end and return its exit status.
     fn wait_exit(&self) -> i32 {
+        // `EXIT=<digits>`, also where the shell's redrawn command line runs into it (the typed
+        // `echo EXIT=$?` itself has no digit after the `=`).
         let status = |screen: &str| {
-            screen.lines().find_map(|l| l.trim().strip_prefix("EXIT=").and_then(|n| n.parse::<i32>().ok()))
+            screen.split("EXIT=").skip(1).find_map(|rest| {
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse::<i32>().ok()
+            })
         };
         let screen = self.wait_for("the exit status", |s| status(s).is_some());
         status(&screen).unwrap()
