@@ -31,7 +31,7 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::session::entry::Usage;
 use crate::session::line::{
-    format_number, has_lone_surrogate_escape, is_falsy, is_number_out_of_range, trim_ascii,
+    format_number, has_lone_surrogate_escape, is_falsy, is_number_out_of_range, lossy, trim_ascii,
     value_as_javascript_reads_it,
 };
 use crate::session::loose::{JsNumber, Loose, LooseNum, Obj, RawUsage, ReadSeq, ScalarVisitor};
@@ -114,7 +114,7 @@ fn is_plain_syntax_error(e: &serde_json::Error, line: &[u8]) -> bool {
 /// The line the typed struct rejected: lossy UTF-8, lone surrogates as U+FFFD, duplicate keys
 /// resolved the way `JSON.parse` does (the last wins), then classified.
 fn slow_path<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
-    let normalized = match value_as_javascript_reads_it(&String::from_utf8_lossy(line)) {
+    let normalized = match value_as_javascript_reads_it(&lossy(line)) {
         Ok(value @ serde_json::Value::Object(_)) => value.to_string(),
         Ok(value) => return f(Parsed::NotAnObject { falsy: is_falsy(&value) }),
         Err(_) => return f(Parsed::Malformed),

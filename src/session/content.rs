@@ -9,7 +9,7 @@ use std::path::Path;
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::Value;
 
-use super::line::value_as_javascript_reads_it;
+use super::line::{lossy, value_as_javascript_reads_it};
 
 /// Open `path` for reading only if it is a regular file. A FIFO, a device or a folder in a
 /// session's place would otherwise block the reader forever or read endlessly; the file is opened
@@ -37,7 +37,7 @@ pub fn read_span(path: &Path, span: &Range<u64>) -> Result<Vec<u8>> {
 /// surrogates tolerated, a number too large for a double read as the largest double).
 pub fn parse_json(bytes: &[u8]) -> Result<Value> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = String::from_utf8_lossy(bytes);
+    let text = lossy(bytes);
     let text = text.trim();
     value_as_javascript_reads_it(text).wrap_err("entry JSON is malformed")
 }

@@ -72,7 +72,7 @@ const HEAD_ONLY: [&str; 8] =
 
 /// The line as text: `from_utf8` checks ASCII a word at a time, and the lossy decoder (U+FFFD for
 /// each invalid sequence, as pi's reader does) only runs on invalid input.
-fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+pub fn lossy(bytes: &[u8]) -> Cow<'_, str> {
     std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), Cow::Borrowed)
 }
 
