@@ -19,7 +19,11 @@ fn every_command_has_help() {
         assert!(top.contains(command), "top-level help lists {command}");
         let help = ok(&sb.pitree(&[command, "--help"]));
         assert!(help.contains("Usage: pitree"), "{command} --help:\n{help}");
+        // The picker's scope flag belongs to the picker (and `list` has its own).
+        let offers_all = help.contains("--all");
+        assert_eq!(offers_all, *command == "list", "{command} --help:\n{help}");
     }
+    assert_eq!(sb.pitree(&["show", "--all", "/nonexistent.jsonl"]).status.code(), Some(2));
 }
 
 #[test]

@@ -31,7 +31,7 @@ pub struct Cli {
 #[derive(Args, Debug, Clone, Default)]
 pub struct Global {
     /// Start the picker in the All scope instead of the current folder.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub all: bool,
     /// The sessions root (default: $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions,
     /// else ~/.pi/agent/sessions).
