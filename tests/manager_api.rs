@@ -241,6 +241,26 @@ fn b19_b21_v3_and_future_versions_are_read_without_any_write() {
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
 
+#[test]
+fn a_header_version_written_as_a_string_is_read_as_pi_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = |v: &str| {
+        format!(
+            r#"{{"type":"session","version":{v},"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}}"#
+        )
+    };
+    let entry = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
+    for (written, read_as, migrates) in [(r#""3""#, 3, false), (r#""2""#, 3, true), (r#""abc""#, 3, false)] {
+        let path = dir.path().join(format!("v{}.jsonl", written.trim_matches('"')));
+        std::fs::write(&path, format!("{}\n{entry}\n", header(written))).unwrap();
+        let mut sm = SessionManager::open(&path, None, None).unwrap();
+        assert_eq!(sm.header().version, Some(read_as), "{written}");
+        assert_eq!(sm.leaf_id(), Some("a1"), "{written}: the v2/v3 id is kept");
+        sm.append_session_info("named").unwrap();
+        assert_eq!(sm.migration_backup().is_some(), migrates, "{written}");
+    }
+}
+
 // --- IDs and naming (22–26) ---
 
 #[test]

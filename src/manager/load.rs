@@ -54,12 +54,10 @@ pub(super) fn read_session(path: &Path) -> Result<FileState> {
         return Err(Error::NotASession(path.to_path_buf()));
     }
     let version = parsed.header.version;
-    let mut header =
-        typed_header(&bytes, parsed.header.line).ok_or_else(|| Error::NotASession(path.to_path_buf()))?;
     let legacy_version = (version < CURRENT_VERSION).then_some(version);
-    if legacy_version.is_some() {
-        header.version = Some(CURRENT_VERSION);
-    }
+    let shown_version = if legacy_version.is_some() { CURRENT_VERSION } else { version };
+    let header = typed_header(&bytes, parsed.header.line, shown_version)
+        .ok_or_else(|| Error::NotASession(path.to_path_buf()))?;
     let entries = parsed
         .entries
         .iter()
@@ -76,10 +74,15 @@ pub(super) fn read_session(path: &Path) -> Result<FileState> {
     })))
 }
 
-/// The header line (1-based `line`) as a typed header.
-fn typed_header(bytes: &[u8], line: u32) -> Option<SessionHeader> {
+/// The header line (1-based `line`) as a typed header at `version`: the version the file is read
+/// as, whatever JSON value it has on disk (pi takes it as JavaScript's `ToNumber` does, so `"3"`
+/// is 3). The header read from a file is never written back.
+fn typed_header(bytes: &[u8], line: u32, version: u32) -> Option<SessionHeader> {
     let text = bytes.split(|b| *b == b'\n').nth(line as usize - 1)?;
-    SessionHeader::deserialize(parse_json(text).ok()?).ok()
+    let mut value = parse_json(text).ok()?;
+    value.as_object_mut()?.remove("version");
+    let header = SessionHeader::deserialize(value).ok()?;
+    Some(SessionHeader { version: Some(version), ..header })
 }
 
 /// The typed form of one lean entry, read from its bytes; a legacy entry is migrated as pi does.
