@@ -128,8 +128,10 @@ impl FileMeta {
         FileMeta { len: meta.len(), mtime_ns, dev, ino }
     }
 
+    /// The modification time in whole milliseconds, rounded as Node rounds `stats.mtime`
+    /// (`Math.round`: halves up), which pi shows when a session has no other time.
     pub fn mtime_ms(&self) -> i64 {
-        self.mtime_ns.div_euclid(1_000_000)
+        self.mtime_ns.saturating_add(500_000).div_euclid(1_000_000)
     }
 }
 
@@ -375,6 +377,16 @@ mod tests {
     fn env_of(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
         let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         move |k| vars.iter().find(|(name, _)| name == k).map(|(_, v)| OsString::from(v))
+    }
+
+    #[test]
+    fn the_mtime_is_rounded_to_the_millisecond_as_node_rounds_it() {
+        let ms = |mtime_ns| FileMeta { len: 0, mtime_ns, dev: 0, ino: 0 }.mtime_ms();
+        assert_eq!(ms(1_704_164_645_678_900_000), 1_704_164_645_679);
+        assert_eq!(ms(1_704_164_645_678_500_000), 1_704_164_645_679);
+        assert_eq!(ms(1_704_164_645_678_499_999), 1_704_164_645_678);
+        assert_eq!(ms(-500_000), 0);
+        assert_eq!(ms(-500_001), -1);
     }
 
     #[test]
