@@ -55,11 +55,17 @@ pub fn context_messages(graph: &Graph, entries: &[Entry], leaf: Option<Ix>) -> V
             continue;
         }
         for role in entry_roles(entry, position == 0) {
-            out.push(ContextMessage { entry: ix, role: role.to_string(), replaced_by: edit });
+            let replaced_by = edit.filter(|_| EDITABLE_ROLES.contains(&role));
+            out.push(ContextMessage { entry: ix, role: role.to_string(), replaced_by });
         }
     }
     out
 }
+
+/// The roles whose content a `context_edit` replaces; pi keeps the others (a bash execution, a
+/// compaction or branch summary, a system snapshot) as they are, though an edit that omits its
+/// target drops them too.
+const EDITABLE_ROLES: [&str; 4] = ["user", "assistant", "toolResult", "custom"];
 
 /// The roles of the messages one context entry contributes. Only the first entry of a compacted
 /// context (the latest compaction) emits a summary; older compactions in the kept range emit none.

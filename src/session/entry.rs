@@ -50,7 +50,7 @@ impl Traits {
             _ => 0,
         };
         let empty = role == Traits::ASSISTANT
-            && matches!(m.stop_reason.as_deref(), None | Some("stop") | Some("toolUse"))
+            && matches!(m.stop_reason.as_deref(), None | Some("" | "stop" | "toolUse"))
             && m.text.is_complete()
             && m.text.head.trim().is_empty();
         let calls = role == Traits::ASSISTANT && !m.tool_calls.is_empty();

@@ -3,9 +3,10 @@
 //! `[bash: …]`), and the words pi adds to each entry's searchable text.
 //!
 //! Differences from pi, on purpose (§6.2): every control and bidi character is sanitized (pi only
-//! replaces `\n` and `\t`), texts are cut by grapheme cluster rather than by UTF-16 unit, and the
-//! entry types pi 1.6.0 added (`usage`, `context_edit`) and unknown types get a generic row text
-//! instead of an empty one.
+//! replaces `\n` and `\t`), texts are cut by grapheme cluster rather than by UTF-16 unit, and
+//! `usage` entries (which pi's tree never shows) and unknown types get a generic row text instead
+//! of an empty one. A `context_edit` without a `replacement` key reads as omitting its target
+//! (pi's context builder fails on it).
 
 use super::entry::{Entry, Kind, Message, ToolCall};
 use super::graph::Ix;
@@ -151,8 +152,8 @@ pub fn row_text(entry: &Entry, entries: &[Entry], calls: &ToolCalls, home: Optio
         },
         Kind::Usage { kind, .. } => RowText::one(Tone::Dim, format!("[usage: {}]", one_line(kind))),
         Kind::ContextEdit { target_id, drops } => {
-            let what = if *drops { "drop" } else { "replace" };
-            RowText::one(Tone::Dim, format!("[context edit: {what} {}]", one_line(target_id)))
+            let what = if *drops { "omit" } else { "replace" };
+            RowText::one(Tone::Dim, format!("[context {what}: {}]", one_line(target_id)))
         }
         Kind::Unknown { type_name } => RowText::one(Tone::Dim, format!("[{}]", one_line(type_name))),
     }
@@ -284,7 +285,9 @@ pub fn search_words(entry: &Entry) -> String {
         Kind::Label { label, .. } => format!("label {}", label.as_deref().unwrap_or("")),
         Kind::SessionInfo { name } => format!("title {}", name.as_deref().unwrap_or("")),
         Kind::Usage { kind, .. } => format!("usage {kind}"),
-        Kind::ContextEdit { target_id, .. } => format!("context edit {target_id}"),
+        Kind::ContextEdit { target_id, drops } => {
+            format!("context edit {} {target_id}", if *drops { "omit" } else { "replace" })
+        }
         Kind::Unknown { type_name } => type_name.clone(),
     }
 }

@@ -1,0 +1,183 @@
+//! Hand-made session files on which pitree once read something other than the real pi 1.6.0 (found
+//! by differential fuzzing): for each, `pitree show --json` and `pitree context --json` against pi's
+//! own `SessionManager` (`tests/compat/pi-view.mjs`: leaf, name, labels, context roles and texts,
+//! thinking level, model) and pi's own /tree navigator (`tests/compat/pi-tree.mjs`: the rows, their
+//! order and their text). Skipped, with a note, when tests/compat/node_modules is missing
+//! (`npm ci --prefix tests/compat`); CI installs it, and there its absence fails.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Map, Value, json};
+
+const HEADER: &str = r#"{"type":"session","version":3,"id":"01980000-0000-7000-8000-0000000000c1","timestamp":"2025-07-01T12:00:00.000Z","cwd":"/home/dev/p"}"#;
+
+/// An entry line; `rest` is the JSON after `parentId` and `timestamp`.
+fn entry(ty: &str, id: &str, parent: Option<&str>, second: u32, rest: &str) -> String {
+    let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+    let comma = if rest.is_empty() { "" } else { "," };
+    format!(
+        r#"{{"type":"{ty}","id":"{id}","parentId":{parent},"timestamp":"2025-07-01T12:00:{second:02}.000Z"{comma}{rest}}}"#
+    )
+}
+
+fn user(id: &str, parent: Option<&str>, second: u32, text: &str) -> String {
+    entry("message", id, parent, second, &format!(r#""message":{{"role":"user","content":"{text}"}}"#))
+}
+
+/// pi's `projectContextEntry` replaces the content of user, assistant, tool-result and custom
+/// messages only; a bash execution, a system message and a compaction summary stay as they are.
+#[test]
+fn a_context_edit_replaces_only_the_messages_pi_lets_it_replace() {
+    let bash = entry(
+        "message",
+        "b1",
+        Some("a1"),
+        2,
+        r#""message":{"role":"bashExecution","command":"ls","output":"x","exitCode":0}"#,
+    );
+    let system = entry("message", "s1", Some("b1"), 3, r#""message":{"role":"system","content":"SYS"}"#);
+    let edits = [("b1", 4, "e1", "s1"), ("s1", 5, "e2", "e1")]
+        .map(|(target, second, id, parent)| {
+            entry(
+                "context_edit",
+                id,
+                Some(parent),
+                second,
+                &format!(r#""targetId":"{target}","replacement":{{"content":"new"}}"#),
+            )
+        })
+        .join("\n");
+    let compaction = entry(
+        "compaction",
+        "c1",
+        Some("e2"),
+        6,
+        r#""firstKeptEntryId":"a1","summary":"SUM","tokensBefore":5000"#,
+    );
+    let edit_compaction =
+        entry("context_edit", "e3", Some("c1"), 7, r#""targetId":"c1","replacement":{"content":"x"}"#);
+    let after = user("a2", Some("e3"), 8, "after");
+    let file =
+        [HEADER, &user("a1", None, 1, "hi"), &bash, &system, &edits, &compaction, &edit_compaction, &after]
+            .join("\n");
+    agree("edits-of-non-editable-messages", &file, &["all"]);
+}
+
+/// pi shows `[context replace: ID]` and `[context omit: ID]`.
+#[test]
+fn context_edit_rows_read_as_pi_writes_them() {
+    let file = [
+        HEADER.to_string(),
+        user("a1", None, 1, "hi"),
+        entry("context_edit", "a2", Some("a1"), 2, r#""targetId":"a1","replacement":{"content":"HI"}"#),
+        entry("context_edit", "a3", Some("a2"), 3, r#""targetId":"a1","replacement":null"#),
+        user("a4", Some("a3"), 4, "after"),
+    ]
+    .join("\n");
+    agree("context-edit-rows", &file, &["all", "default"]);
+}
+
+/// pi hides an assistant message without text unless its `stopReason` is truthy and neither
+/// `stop` nor `toolUse`: an empty string hides it too.
+#[test]
+fn an_assistant_message_with_an_empty_stop_reason_is_hidden_as_pi_hides_it() {
+    let calls = r#""content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}]"#;
+    let assistant = |id, parent, second, stop: &str| {
+        entry(
+            "message",
+            id,
+            Some(parent),
+            second,
+            &format!(
+                r#""message":{{"role":"assistant",{calls},"provider":"anthropic","model":"m","stopReason":{stop}}}"#
+            ),
+        )
+    };
+    let file = [
+        HEADER.to_string(),
+        user("a1", None, 1, "hi"),
+        assistant("a2", "a1", 2, r#""""#),
+        assistant("a3", "a2", 3, r#""error""#),
+        user("a4", Some("a3"), 4, "after"),
+    ]
+    .join("\n");
+    agree("empty-stop-reason", &file, &["default", "no-tools"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The comparison
+
+/// Writes `text` as a session file and checks that pitree reads it as pi does, with the tree's rows
+/// compared in each of `filters`.
+fn agree(name: &str, text: &str, filters: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(format!("{name}.jsonl"));
+    std::fs::write(&file, format!("{text}\n")).unwrap();
+    let Some(pi) = node("pi-view.mjs", &[file.to_str().unwrap()]) else {
+        return;
+    };
+    let show = pitree(dir.path(), &["show", "--json", "--filter", "all", file.to_str().unwrap()]);
+    let context = pitree(dir.path(), &["context", "--json", file.to_str().unwrap()]);
+    assert_eq!(show["leafId"], pi["leafId"], "{name}: leaf");
+    assert_eq!(show["name"], pi["sessionName"], "{name}: name");
+    let labels: Map<String, Value> = show["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| !e["label"].is_null())
+        .map(|e| (e["id"].as_str().unwrap().to_string(), e["label"].clone()))
+        .collect();
+    assert_eq!(Value::Object(labels), pi["treeLabels"], "{name}: labels");
+    assert_eq!(context["thinkingLevel"], pi["thinkingLevel"], "{name}: thinking level");
+    assert_eq!(context["model"], pi["model"], "{name}: model");
+    let messages = context["messages"].as_array().unwrap();
+    let roles: Vec<&Value> = messages.iter().map(|m| &m["role"]).collect();
+    let texts: Vec<&Value> = messages.iter().map(|m| &m["text"]).collect();
+    assert_eq!(json!(roles), pi["contextMessageRoles"], "{name}: context roles");
+    assert_eq!(json!(texts), pi["contextMessageTexts"], "{name}: context texts");
+    for filter in filters {
+        let pi_rows = node("pi-tree.mjs", &[file.to_str().unwrap(), filter]).unwrap();
+        let shown = pitree(dir.path(), &["show", "--json", "--filter", filter, file.to_str().unwrap()]);
+        assert_eq!(rows(&shown), pi_rows["rows"], "{name}: rows with the {filter} filter");
+    }
+}
+
+/// pitree's rows as pi-tree.mjs prints pi's: id and row text, without pitree's leaf marker.
+fn rows(shown: &Value) -> Value {
+    let rows = shown["entries"].as_array().unwrap().iter().map(|e| {
+        let row = e["row"].as_str().unwrap();
+        json!({"id": e["id"], "row": row.strip_suffix(" ← leaf").unwrap_or(row)})
+    });
+    Value::Array(rows.collect())
+}
+
+/// `pitree ARGS` in a sandbox under `dir`, parsed as the one JSON object it prints.
+fn pitree(dir: &Path, args: &[&str]) -> Value {
+    let out = Command::new(assert_cmd::cargo::cargo_bin("pitree"))
+        .args(args)
+        .env("HOME", dir.join("home"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env("PI_CODING_AGENT_DIR", dir.join("agent"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "pitree {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `node tests/compat/SCRIPT ARGS`, parsed; `None`, with a note, when pi is not installed.
+fn node(script: &str, args: &[&str]) -> Option<Value> {
+    let compat = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat");
+    if !compat.join("node_modules").is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install the real pi: npm ci --prefix tests/compat"
+        );
+        eprintln!("note: tests/compat/node_modules is missing; skipped the comparison with pi");
+        return None;
+    }
+    let out = Command::new("node").arg(compat.join(script)).args(args).output().unwrap();
+    assert!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr));
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
