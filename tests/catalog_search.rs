@@ -255,3 +255,17 @@ fn match_positions_for_highlighting() {
     let re = filter_and_sort(&s, "re:auth\\s+layer", SortMode::Recent, false);
     assert_eq!(&s[0].all_messages_text[re[0].matches.fields[0].range.clone()], "AUTH layer");
 }
+
+/// pi's fuzzy score starts from a last match at -1, so a word at the start of a field is a run from
+/// its first letter: "api gateway" ranks above "update docs" for `api docs` (pi 1.6.0's
+/// `filterAndSortSessions` on these two sessions), in Fuzzy and in Threaded with a query.
+#[test]
+fn a_match_at_the_start_of_a_field_scores_as_a_run_as_in_pi() {
+    let sessions = [
+        named("b", Some("update docs"), "describe the api", 2),
+        named("a", Some("api gateway"), "write the docs", 1),
+    ];
+    assert_eq!(run(&sessions, "api docs", SortMode::Relevance), ["a", "b"]);
+    assert_eq!(run(&sessions, "api docs", SortMode::Threaded), ["a", "b"]);
+    assert_eq!(run(&sessions, "api docs", SortMode::Recent), ["b", "a"]);
+}

@@ -94,7 +94,8 @@ fn score_positions(t: &[u16], positions: &[usize]) -> f64 {
     let mut last: Option<usize> = None;
     let mut run = 0u32;
     for &i in positions {
-        if last.is_some_and(|l| l + 1 == i) {
+        // pi starts from a last match at -1, so a match at 0 continues a run too.
+        if last.map_or(i == 0, |l| l + 1 == i) {
             run += 1;
             score -= f64::from(run) * 5.0;
         } else {
@@ -136,12 +137,18 @@ mod tests {
 
     #[test]
     fn scores_like_pi() {
-        // Word boundary at 0 (-10), then a run: -5, -10; +0.1×(0+1+2).
-        assert_eq!(score("abc", "abcx"), Some(-24.7));
+        // The values pi-tui 1.6.0's fuzzyMatch gives. A match at 0 continues pi's run from -1:
+        // -5 and a word boundary (-10) at 0, then the run: -10 -10, -15 -10; +0.1×(0+1+2).
+        let close = |q, t, want: f64| {
+            let got = score(q, t).unwrap();
+            assert!((got - want).abs() < 1e-9, "{q:?} in {t:?}: {got}, pi {want}");
+        };
+        close("abc", "abcx", -39.7);
         // Exact text: the same minus 100.
-        assert_eq!(score("abc", "ABC"), Some(-124.7));
-        // Gaps: a@0 (-10), c@2 gap 1 (+2) +0.2.
-        assert_eq!(score("ac", "abc"), Some(-7.8));
+        close("abc", "ABC", -139.7);
+        // Gaps: a@0 (-15), c@2 gap 1 (+2) +0.2.
+        close("ac", "abc", -12.8);
+        close("i", "İstanbul", -15.0);
         assert_eq!(score("abcd", "abc"), None);
         assert_eq!(score("", "x"), Some(0.0));
         assert_eq!(score("zz", "abc"), None);
