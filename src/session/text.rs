@@ -152,8 +152,7 @@ pub fn row_text(entry: &Entry, entries: &[Entry], calls: &ToolCalls, home: Optio
         },
         Kind::Usage { kind, .. } => RowText::one(Tone::Dim, format!("[usage: {}]", one_line(kind))),
         Kind::ContextEdit { target_id, drops } => {
-            let what = if *drops { "omit" } else { "replace" };
-            RowText::one(Tone::Dim, format!("[context {what}: {}]", one_line(target_id)))
+            RowText::one(Tone::Dim, format!("[context {}: {}]", edit_verb(*drops), one_line(target_id)))
         }
         Kind::Unknown { type_name } => RowText::one(Tone::Dim, format!("[{}]", one_line(type_name))),
     }
@@ -285,11 +284,14 @@ pub fn search_words(entry: &Entry) -> String {
         Kind::Label { label, .. } => format!("label {}", label.as_deref().unwrap_or("")),
         Kind::SessionInfo { name } => format!("title {}", name.as_deref().unwrap_or("")),
         Kind::Usage { kind, .. } => format!("usage {kind}"),
-        Kind::ContextEdit { target_id, drops } => {
-            format!("context edit {} {target_id}", if *drops { "omit" } else { "replace" })
-        }
+        Kind::ContextEdit { target_id, drops } => format!("context edit {} {target_id}", edit_verb(*drops)),
         Kind::Unknown { type_name } => type_name.clone(),
     }
+}
+
+/// pi's word for what a `context_edit` does to its target.
+fn edit_verb(drops: bool) -> &'static str {
+    if drops { "omit" } else { "replace" }
 }
 
 /// The content text an entry carries in memory (the first [`super::entry::TEXT_HEAD_CHARS`] characters), for searching before

@@ -160,9 +160,10 @@ fn migrated_text(session: &Session, original: &[u8]) -> Result<Vec<u8>> {
             // escape, a number beyond a double, `-0`, the spacing.
             let value = parse_json(line)?;
             let migrated = migrated_entry_json(value.clone(), entry);
-            match migrated == value {
-                true => out.extend_from_slice(line),
-                false => out.extend_from_slice(serde_json::to_string(&migrated)?.as_bytes()),
+            if migrated == value {
+                out.extend_from_slice(line);
+            } else {
+                out.extend_from_slice(serde_json::to_string(&migrated)?.as_bytes());
             }
         } else {
             out.extend_from_slice(line);
