@@ -94,6 +94,13 @@ pub struct FileFacts {
     pub first_line: Vec<u8>,
 }
 
+impl FileFacts {
+    /// Whether `later` can be this file with lines appended: the same first line, no shorter.
+    pub fn grew_into(&self, later: &FileFacts) -> bool {
+        self.first_line == later.first_line && self.len <= later.len
+    }
+}
+
 /// A parsed session file.
 #[derive(Debug, Clone)]
 pub struct ParsedFile {

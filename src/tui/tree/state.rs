@@ -1031,9 +1031,7 @@ impl State {
     /// it looked for and the file only grew since (else the next job looks again).
     fn full_text_matched(&mut self, query: String, entries: Vec<Ix>, searched: &Session) -> TreeOutcome {
         self.full_text_asked = None;
-        let same_file = searched.file.facts.first_line == self.session.file.facts.first_line
-            && searched.entries().len() <= self.session.entries().len();
-        if query != self.query || !same_file {
+        if query != self.query || !searched.file.facts.grew_into(&self.session.file.facts) {
             return TreeOutcome::Ignored;
         }
         let Some(matches) = self.matches.as_mut() else { return TreeOutcome::Ignored };
