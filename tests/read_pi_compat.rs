@@ -5,6 +5,8 @@
 //! order and their text). Skipped, with a note, when tests/compat/node_modules is missing
 //! (`npm ci --prefix tests/compat`); CI installs it, and there its absence fails.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -166,18 +168,12 @@ fn pitree(dir: &Path, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// `node tests/compat/SCRIPT ARGS`, parsed; `None`, with a note, when pi is not installed.
+/// `node tests/compat/SCRIPT ARGS`, parsed; `None` when pi is not installed, which fails on CI.
 fn node(script: &str, args: &[&str]) -> Option<Value> {
-    let compat = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat");
-    if !compat.join("node_modules").is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install the real pi: npm ci --prefix tests/compat"
-        );
-        eprintln!("note: tests/compat/node_modules is missing; skipped the comparison with pi");
-        return None;
-    }
-    let out = Command::new("node").arg(compat.join(script)).args(args).output().unwrap();
-    assert!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr));
-    Some(serde_json::from_slice(&out.stdout).unwrap())
+    let out = common::pi_script(script, args);
+    assert!(
+        out.is_some() || !common::pi_required(),
+        "CI must install the real pi: npm ci --prefix tests/compat"
+    );
+    out
 }

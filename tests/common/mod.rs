@@ -121,13 +121,19 @@ pub fn walk(dir: &Path) -> Vec<PathBuf> {
 /// The real pi 1.6.0's view of a file (tests/compat/pi-view.mjs), or `None` when the compat
 /// package is not installed (`npm ci --prefix tests/compat`).
 pub fn pi_view(file: &Path) -> Option<Value> {
+    pi_script("pi-view.mjs", &[file.to_str().unwrap()])
+}
+
+/// The one JSON object `node tests/compat/SCRIPT ARGS` prints (a script that asks the real pi
+/// 1.6.0), or `None` when the compat package is not installed.
+pub fn pi_script(script: &str, args: &[&str]) -> Option<Value> {
     let compat = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat");
     if !compat.join("node_modules").exists() {
         eprintln!("note: tests/compat/node_modules is missing; skipping the check against the real pi");
         return None;
     }
-    let out = Command::new("node").arg(compat.join("pi-view.mjs")).arg(file).output().expect("node");
-    assert!(out.status.success(), "pi-view failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("node").arg(compat.join(script)).args(args).output().expect("node");
+    assert!(out.status.success(), "{script} failed: {}", String::from_utf8_lossy(&out.stderr));
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
