@@ -453,7 +453,7 @@ fn background_scan_reports_progress_rows_and_done() {
         assert!(warnings.is_empty());
         assert_eq!(last_progress, (4, 4));
         assert_eq!(stats.unchanged, if warm { 4 } else { 0 });
-        pitree::catalog::sort_recent(&mut found);
+        pitree::catalog::sort_recent(&mut found, pitree::catalog::TieBreak::Mtime);
         let mut truth = w.truth();
         for s in &mut truth {
             s.live = s.path.ends_with("a.jsonl");

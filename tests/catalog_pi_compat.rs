@@ -200,9 +200,15 @@ fn corpus(root: &Path) -> Vec<(PathBuf, String, SystemTime)> {
 }
 
 fn pi_listing(agent: &Path, home: &Path) -> Vec<Value> {
+    pi_listing_of(agent, None, home)
+}
+
+/// pi's `listAll()`, or with `cwd` its `list(cwd)`.
+fn pi_listing_of(agent: &Path, cwd: Option<&str>, home: &Path) -> Vec<Value> {
     let out = Command::new("node")
         .arg(Path::new(COMPAT).join("pi-list.mjs"))
         .args(["--agent-dir".as_ref(), agent.as_os_str()])
+        .args(cwd.map(|c| ["--cwd", c]).into_iter().flatten())
         .env("HOME", home)
         .env("XDG_CACHE_HOME", home.join("cache"))
         .output()
@@ -256,6 +262,50 @@ fn listing_equals_pi_on_a_generated_corpus() {
         assert_eq!(ours.len(), pi.len(), "{pass}: pitree lists {:#?}", paths(&ours));
         for (s, p) in ours.iter().zip(&pi) {
             compare(s, p);
+        }
+    }
+}
+
+/// Sessions of the same `modified` time (a fork copies its parent's messages, times included):
+/// pi's folder listing (`list`, what /resume opens) orders them by file name, descending, whatever
+/// their mtimes; its global listing (`listAll`) by mtime, then name. The mtimes here run against
+/// the names, and two differ by less than a millisecond.
+#[test]
+fn sessions_of_the_same_time_are_in_pis_order_in_both_scopes() {
+    if !node_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let agent = tmp.path().join("agent");
+    let root = agent.join("sessions");
+    let cwd = "/home/dev/tied";
+    let folder = root.join(encode_cwd(cwd));
+    fs::create_dir_all(&folder).unwrap();
+    let base = SystemTime::UNIX_EPOCH + Duration::from_secs(1_750_000_000);
+    // Newest file first by name ascending; tie1 and tie2 are 300 ns apart.
+    let mtimes_ns = [3_000_000_000u64, 2_000_000_400, 2_000_000_100, 1_000_000_000, 0];
+    for (i, mtime_ns) in mtimes_ns.into_iter().enumerate() {
+        let path = folder.join(format!("2025-03-01T00-00-00-000Z_tie{i}.jsonl"));
+        let user = json!({"role": "user", "content": "same", "timestamp": ms(&iso(1, 0))});
+        let text = line(header(json!(format!("tie{i}")), cwd, Some(&iso(0, 0)), None))
+            + &line(msg("u1", None, &iso(1, 0), user));
+        fs::write(&path, text).unwrap();
+        let file = fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(base + Duration::from_nanos(mtime_ns)).unwrap();
+    }
+    let catalog =
+        Catalog::open(SessionsRoot::new(&root, RootSource::AgentDir), Some(&tmp.path().join("cache")));
+    let paths = |v: &[SessionSummary]| v.iter().map(|s| s.path.display().to_string()).collect::<Vec<_>>();
+    let pi_paths =
+        |v: &[Value]| v.iter().map(|p| p["path"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let folder_order = pi_listing_of(&agent, Some(cwd), tmp.path());
+    let global_order = pi_listing(&agent, tmp.path());
+    assert_ne!(pi_paths(&folder_order), pi_paths(&global_order), "the case tells the two orders apart");
+    for (scope, pi) in [(Scope::CurrentFolder(PathBuf::from(cwd)), folder_order), (Scope::All, global_order)]
+    {
+        for pass in ["cold", "warm"] {
+            let ours = catalog.scan(&scope, &|_, _| {}).sessions;
+            assert_eq!(paths(&ours), pi_paths(&pi), "{scope:?}, {pass}");
         }
     }
 }

@@ -337,7 +337,7 @@ fn reference(path: &Path) -> SessionSummary {
         created: parsed.header.timestamp.clone(),
         created_ms: parsed.header.timestamp.as_deref().and_then(pitree::session::line::parse_time_ms),
         file_len: meta.len,
-        mtime_ms: meta.mtime_ms(),
+        mtime_ns: meta.mtime_ns,
         unreadable_lines: parsed.damage.len() as u32,
         ..Default::default()
     };
@@ -398,7 +398,7 @@ fn reference(path: &Path) -> SessionSummary {
     s.all_messages_text = texts.join(" ");
     s.modified_ms = match last_activity {
         Some(t) if t > 0.0 => t as i64,
-        _ => s.created_ms.unwrap_or(s.mtime_ms),
+        _ => s.created_ms.unwrap_or(meta.mtime_ms()),
     };
     s
 }

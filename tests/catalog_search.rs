@@ -190,7 +190,7 @@ fn subtree_activity_orders_roots() {
     let s = vec![session("R", "r", 50), session("S", "s", 40), child("C", "S", 60)];
     let s = {
         let mut s = s;
-        pitree::catalog::sort_recent(&mut s);
+        pitree::catalog::sort_recent(&mut s, pitree::catalog::TieBreak::Mtime);
         s
     };
     assert_eq!(tree(&s), ["S", "   └─ C", "R"]);

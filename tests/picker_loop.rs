@@ -27,7 +27,10 @@ fn keys_and_scan_results_share_one_channel_and_the_loop_exits_with_the_choice() 
     let loop_thread = std::thread::spawn(move || {
         let mut runner: Runner<TestBackend> =
             Runner::new(tx, catalog, std::path::PathBuf::from("/home/dev/alpha"));
-        let options = AppOptions { picker: PickerOptions { all: true, home: None }, ..AppOptions::default() };
+        let options = AppOptions {
+            picker: PickerOptions { all: true, ..PickerOptions::default() },
+            ..AppOptions::default()
+        };
         let (mut app, first) =
             App::new(options, Theme::no_color(), Arc::new(Keybindings::defaults()), app::now_ms());
         let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();

@@ -928,6 +928,7 @@ fn esc_from_a_session_opened_on_the_command_line_shows_it_selected_in_the_picker
         picker: pitree::tui::picker::state::PickerOptions {
             all: false,
             home: Some(PathBuf::from("/home/dev")),
+            ..Default::default()
         },
         open: Some(oldest.path.clone()),
         ..AppOptions::default()
@@ -994,10 +995,8 @@ fn keybindings_json_rebinds_picker_keys_and_the_help_shows_them() {
         r#"{"app.session.toggleSort": "ctrl+o", "pitree.session.undoDelete": "alt+z"}"#,
     );
     assert!(warnings.is_empty(), "{warnings:?}");
-    let options = AppOptions {
-        picker: pitree::tui::picker::state::PickerOptions { all: false, home: None },
-        ..AppOptions::default()
-    };
+    let options =
+        AppOptions { picker: pitree::tui::picker::state::PickerOptions::default(), ..AppOptions::default() };
     let mut h = Harness::with_keys(options, keys);
     h.load(ScopeKind::Current, three());
     h.press(ctrl('o'));

@@ -930,7 +930,11 @@ fn the_app_passes_the_users_tree_keys_to_the_view() {
     assert!(warnings.is_empty(), "{warnings:?}");
     let (_d, path) = fold_tree().write();
     let options = AppOptions {
-        picker: pitree::tui::picker::state::PickerOptions { all: false, home: Some("/home/dev".into()) },
+        picker: pitree::tui::picker::state::PickerOptions {
+            all: false,
+            home: Some("/home/dev".into()),
+            ..Default::default()
+        },
         open: Some(path.clone()),
         ..AppOptions::default()
     };

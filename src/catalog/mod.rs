@@ -359,7 +359,7 @@ impl Catalog {
             Vec::new()
         } else {
             let mut sessions = self.take_summaries(records, &filter);
-            sort_recent(&mut sessions);
+            sort_recent(&mut sessions, TieBreak::of(&self.root, scope));
             sessions
         };
         (ScanReport { sessions, warnings, stats }, deferred)
@@ -639,25 +639,52 @@ fn into_summary(path: PathBuf, meta: &FileMeta, state: ScanState) -> SessionSumm
         unreadable_lines: state.unreadable,
         live: false,
         file_len: meta.len,
-        mtime_ms: meta.mtime_ms(),
+        mtime_ns: meta.mtime_ns,
     }
 }
 
-/// pi's listing order: `modified` newest first; ties by file mtime newest first, then by file name
-/// descending (pi compares names with `localeCompare`; pitree by bytes), then (same name in two
-/// folders, where pi keeps the order it read them in) by path descending, so the order does not
-/// depend on whether the index answered.
-pub fn sort_recent(sessions: &mut [SessionSummary]) {
-    // Sort positions rather than the (large) summaries, then move each summary into place once.
-    let mut order: Vec<usize> = (0..sessions.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (a, b) = (&sessions[a], &sessions[b]);
+/// How pi orders sessions of the same `modified` time; its two listings differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TieBreak {
+    /// One folder (`SessionManager.list`, and `listAll` of a `--session-dir` folder): pi reads the
+    /// files by name, descending, and its sort by `modified` is stable.
+    Name,
+    /// Every folder of `<agent dir>/sessions` (`listAll`): pi reads the files by mtime (to the
+    /// sub-millisecond), newest first, then by file name, descending.
+    #[default]
+    Mtime,
+}
+
+impl TieBreak {
+    /// The tie-break of pi's listing of `scope` under `root`.
+    pub fn of(root: &SessionsRoot, scope: &Scope) -> TieBreak {
+        match scope {
+            Scope::All if !root.lists_flat_files() => TieBreak::Mtime,
+            _ => TieBreak::Name,
+        }
+    }
+
+    /// pi's listing order: `modified` newest first, then this tie-break; then (pitree's: pi keeps
+    /// the order it read them in) by file name and by path descending, so the order does not depend
+    /// on whether the index answered. pi compares names with `localeCompare`; pitree by bytes.
+    pub fn cmp(self, a: &SessionSummary, b: &SessionSummary) -> std::cmp::Ordering {
+        let by_mtime = || match self {
+            TieBreak::Mtime => b.mtime_ns.cmp(&a.mtime_ns),
+            TieBreak::Name => std::cmp::Ordering::Equal,
+        };
         b.modified_ms
             .cmp(&a.modified_ms)
-            .then(b.mtime_ms.cmp(&a.mtime_ms))
+            .then_with(by_mtime)
             .then_with(|| b.path.file_name().cmp(&a.path.file_name()))
             .then_with(|| b.path.cmp(&a.path))
-    });
+    }
+}
+
+/// Sort `sessions` in pi's listing order (see [`TieBreak::cmp`]).
+pub fn sort_recent(sessions: &mut [SessionSummary], ties: TieBreak) {
+    // Sort positions rather than the (large) summaries, then move each summary into place once.
+    let mut order: Vec<usize> = (0..sessions.len()).collect();
+    order.sort_by(|&a, &b| ties.cmp(&sessions[a], &sessions[b]));
     for start in 0..order.len() {
         // `order[i]` is where the item that belongs at `i` is; follow the cycle through `start`.
         let mut at = start;
@@ -755,27 +782,64 @@ impl Sink for Channel {
 mod tests {
     use super::*;
 
-    #[test]
-    fn sort_recent_is_a_stable_sort_by_recency() {
-        let sessions: Vec<SessionSummary> = (0..200u32)
+    fn shuffled_sessions() -> Vec<SessionSummary> {
+        (0..200u32)
             .map(|i| SessionSummary {
                 path: PathBuf::from(format!("/s/{}.jsonl", (i * 7) % 13)),
                 id: i.to_string(),
                 modified_ms: i64::from((i * 31) % 17),
-                mtime_ms: i64::from((i * 11) % 3),
+                mtime_ns: i64::from((i * 11) % 3),
                 ..SessionSummary::default()
             })
-            .collect();
-        let mut expected = sessions.clone();
+            .collect()
+    }
+
+    #[test]
+    fn the_global_listing_breaks_ties_by_mtime_then_file_name() {
+        let mut expected = shuffled_sessions();
         expected.sort_by(|a, b| {
             b.modified_ms
                 .cmp(&a.modified_ms)
-                .then(b.mtime_ms.cmp(&a.mtime_ms))
+                .then(b.mtime_ns.cmp(&a.mtime_ns))
                 .then_with(|| b.path.file_name().cmp(&a.path.file_name()))
         });
-        let mut sorted = sessions;
-        sort_recent(&mut sorted);
+        let mut sorted = shuffled_sessions();
+        sort_recent(&mut sorted, TieBreak::Mtime);
         assert_eq!(sorted, expected);
+    }
+
+    #[test]
+    fn a_folder_listing_breaks_ties_by_file_name_whatever_the_mtimes() {
+        let mut expected = shuffled_sessions();
+        expected.sort_by(|a, b| {
+            b.modified_ms.cmp(&a.modified_ms).then_with(|| b.path.file_name().cmp(&a.path.file_name()))
+        });
+        let mut sorted = shuffled_sessions();
+        sort_recent(&mut sorted, TieBreak::Name);
+        assert_eq!(sorted, expected);
+    }
+
+    #[test]
+    fn mtimes_apart_by_less_than_a_millisecond_are_not_a_tie() {
+        let at = |name: &str, mtime_ns| SessionSummary {
+            path: PathBuf::from(format!("/s/{name}.jsonl")),
+            mtime_ns,
+            ..SessionSummary::default()
+        };
+        let mut sessions = vec![at("b", 1_000_000_100), at("a", 1_000_000_200)];
+        sort_recent(&mut sessions, TieBreak::Mtime);
+        assert_eq!(sessions[0].path, Path::new("/s/a.jsonl"));
+    }
+
+    #[test]
+    fn the_tie_break_follows_pis_listing_of_the_scope() {
+        let agent = SessionsRoot::new("/agent/sessions", locate::RootSource::AgentDir);
+        let flag = SessionsRoot::new("/elsewhere", locate::RootSource::Flag);
+        let here = Scope::CurrentFolder(PathBuf::from("/p"));
+        assert_eq!(TieBreak::of(&agent, &Scope::All), TieBreak::Mtime);
+        assert_eq!(TieBreak::of(&agent, &here), TieBreak::Name);
+        assert_eq!(TieBreak::of(&flag, &Scope::All), TieBreak::Name);
+        assert_eq!(TieBreak::of(&flag, &here), TieBreak::Name);
     }
 
     #[test]
@@ -783,11 +847,11 @@ mod tests {
         let at = |dir: &str| SessionSummary {
             path: PathBuf::from(format!("/{dir}/same.jsonl")),
             modified_ms: 5,
-            mtime_ms: 5,
+            mtime_ns: 5,
             ..SessionSummary::default()
         };
         for mut sessions in [vec![at("a"), at("c"), at("b")], vec![at("c"), at("b"), at("a")]] {
-            sort_recent(&mut sessions);
+            sort_recent(&mut sessions, TieBreak::Mtime);
             let dirs: Vec<&Path> = sessions.iter().map(|s| s.path.parent().unwrap()).collect();
             assert_eq!(dirs, [Path::new("/c"), Path::new("/b"), Path::new("/a")]);
         }

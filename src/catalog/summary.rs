@@ -37,7 +37,8 @@ pub struct SessionSummary {
     /// A running pi process has the file open (Linux only).
     pub live: bool,
     pub file_len: u64,
-    pub mtime_ms: i64,
+    /// The file's modification time, in nanoseconds since the epoch.
+    pub mtime_ns: i64,
 }
 
 impl SessionSummary {

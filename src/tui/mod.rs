@@ -28,7 +28,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::catalog::locate::{self, RootSource, SessionsRoot};
-use crate::catalog::{Catalog, default_cache_dir};
+use crate::catalog::{Catalog, Scope, TieBreak, default_cache_dir};
 use app::{App, AppOptions, Event, Exit, Runner};
 use catalog_glue::resolve_target;
 use keymap::Keybindings;
@@ -66,7 +66,11 @@ pub fn run(options: TuiOptions) -> Result<i32> {
         None => None,
     };
     let app_options = AppOptions {
-        picker: PickerOptions { all: options.all || demo.is_some(), home: dirs::home_dir() },
+        picker: PickerOptions {
+            all: options.all || demo.is_some(),
+            home: dirs::home_dir(),
+            all_ties: TieBreak::of(catalog.root(), &Scope::All),
+        },
         open,
         summarizer: Some(summarizer::default_command(options.pi_command.as_deref())),
         root_label: crate::display::abbreviate_home(&catalog.root().path, dirs::home_dir().as_deref()),
@@ -180,7 +184,10 @@ impl Bench {
         let catalog = Arc::new(Catalog::open(SessionsRoot::new(root, RootSource::Flag), Some(cache)));
         let (tx, rx) = mpsc::channel();
         let mut runner = Runner::new(tx, catalog, PathBuf::new());
-        let options = AppOptions { picker: PickerOptions { all: true, home: None }, ..AppOptions::default() };
+        let options = AppOptions {
+            picker: PickerOptions { all: true, ..PickerOptions::default() },
+            ..AppOptions::default()
+        };
         let (mut app, first) =
             App::new(options, theme::Theme::no_color(), Arc::new(Keybindings::defaults()), app::now_ms());
         let mut terminal = Terminal::new(TestBackend::new(width, height))?;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// pi-list.mjs (--agent-dir DIR | --dir DIR) [--relative]
+// pi-list.mjs (--agent-dir DIR [--cwd CWD] | --dir DIR) [--relative]
 //
 // Prints pi 1.6.0's session listing as a JSON array, in pi's order (modified, newest first), with
 // pi's SessionInfo field names: path, id, cwd, name (or null), parentSessionPath (or null),
@@ -8,6 +8,8 @@
 //
 //   --agent-dir DIR  sets PI_CODING_AGENT_DIR=DIR before pi is imported and calls
 //                    SessionManager.listAll()  (reads DIR/sessions/*/*.jsonl)
+//   --cwd CWD        with --agent-dir: SessionManager.list(CWD) instead (the sessions of one
+//                    folder, as /resume opens)
 //   --dir DIR        calls SessionManager.listAll(DIR)  (one flat folder)
 //   --relative       makes `path`, and `parentSessionPath` when it points inside, relative to DIR
 //                    (the style of /work/shared/fixtures/*/listing.pi.json)
@@ -38,22 +40,25 @@ function safeStringify(value) {
 }
 
 function usage() {
-  process.stderr.write("usage: pi-list.mjs (--agent-dir DIR | --dir DIR) [--relative]\n");
+  process.stderr.write("usage: pi-list.mjs (--agent-dir DIR [--cwd CWD] | --dir DIR) [--relative]\n");
   process.exit(2);
 }
 
 let agentDir = null;
 let dir = null;
+let cwd = null;
 let rel = false;
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a === "--agent-dir") agentDir = argv[++i];
   else if (a === "--dir") dir = argv[++i];
+  else if (a === "--cwd") cwd = argv[++i];
   else if (a === "--relative") rel = true;
   else usage();
 }
 if ((agentDir === null) === (dir === null) || agentDir === "" || dir === "") usage();
+if (cwd !== null && (agentDir === null || cwd === "")) usage();
 
 let root;
 if (agentDir !== null) {
@@ -64,7 +69,12 @@ if (agentDir !== null) {
 }
 
 const { SessionManager } = await import(sessionManagerUrl());
-const infos = agentDir !== null ? await SessionManager.listAll() : await SessionManager.listAll(root);
+const infos =
+  cwd !== null
+    ? await SessionManager.list(cwd)
+    : agentDir !== null
+      ? await SessionManager.listAll()
+      : await SessionManager.listAll(root);
 
 const iso = (d) => (d instanceof Date && !Number.isNaN(d.getTime()) ? d.toISOString() : null);
 const inside = (p) => {

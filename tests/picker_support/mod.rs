@@ -34,7 +34,7 @@ pub fn session(id: &str, title: &str, modified_ms: i64) -> SessionSummary {
         first_message: title.to_string(),
         all_messages_text: title.to_string(),
         modified_ms,
-        mtime_ms: modified_ms,
+        mtime_ns: modified_ms * 1_000_000,
         message_count: 3,
         branches: 1,
         file_len: 100,
@@ -74,7 +74,7 @@ impl Harness {
     /// A picker in the Current (or All) scope, 120×40, nothing loaded yet.
     pub fn new(all: bool) -> Harness {
         Harness::with(AppOptions {
-            picker: PickerOptions { all, home: Some(PathBuf::from("/home/dev")) },
+            picker: PickerOptions { all, home: Some(PathBuf::from("/home/dev")), ..PickerOptions::default() },
             root_label: "~/.pi/agent/sessions".into(),
             ..AppOptions::default()
         })

@@ -21,7 +21,7 @@ use crate::catalog::hash::{FastMap, FastSet};
 use crate::catalog::locate::canonical_key;
 use crate::catalog::search::{PreparedQuery, SearchIndex};
 use crate::catalog::thread::{self, Node};
-use crate::catalog::{DeferredTexts, SessionSummary};
+use crate::catalog::{DeferredTexts, SessionSummary, TieBreak};
 
 pub use crate::catalog::search::SortMode;
 
@@ -206,6 +206,8 @@ type Item = (SessionSummary, Keys, Option<usize>);
 #[derive(Default)]
 pub struct SessionList {
     sessions: Arc<Vec<SessionSummary>>,
+    /// How pi's listing of this scope orders sessions of the same time.
+    ties: TieBreak,
     keys: Vec<Keys>,
     /// Built on demand; kept as the list grows, dropped when it is replaced.
     index: Option<Arc<SearchIndex>>,
@@ -226,6 +228,11 @@ impl std::fmt::Debug for SessionList {
 }
 
 impl SessionList {
+    /// An empty list of a scope whose sessions of the same time pi orders by `ties`.
+    pub fn new(ties: TieBreak) -> SessionList {
+        SessionList { ties, ..SessionList::default() }
+    }
+
     pub fn sessions(&self) -> &[SessionSummary] {
         &self.sessions
     }
@@ -282,13 +289,7 @@ impl SessionList {
     fn set(&mut self, items: Vec<Item>) {
         // Sort positions rather than the (large) items, then move each item once.
         let mut order: Vec<usize> = (0..items.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (a, b) = (&items[a].0, &items[b].0);
-            b.modified_ms
-                .cmp(&a.modified_ms)
-                .then(b.mtime_ms.cmp(&a.mtime_ms))
-                .then_with(|| b.path.file_name().cmp(&a.path.file_name()))
-        });
+        order.sort_by(|&a, &b| self.ties.cmp(&items[a].0, &items[b].0));
         let mut slots: Vec<Option<Item>> = items.into_iter().map(Some).collect();
         let (sessions, (keys, was)): (Vec<_>, (Vec<_>, Vec<_>)) =
             order.into_iter().filter_map(|i| slots[i].take()).map(|(s, k, was)| (s, (k, was))).unzip();
@@ -426,6 +427,22 @@ mod tests {
         list.replace(Found::all(vec![session(5, "render again")]));
         assert!(!list.has_index(), "a replaced list is indexed anew");
         assert_eq!(titles(&mut list), ["render again"]);
+    }
+
+    #[test]
+    fn a_list_orders_sessions_of_the_same_time_by_its_scopes_tie_break() {
+        let tied = |name: &str, mtime_ns| SessionSummary {
+            path: format!("/s/{name}.jsonl").into(),
+            mtime_ns,
+            ..SessionSummary::default()
+        };
+        let order = |ties| {
+            let mut list = SessionList::new(ties);
+            list.merge(Found::all(vec![tied("a", 2), tied("b", 1)]));
+            list.sessions().iter().map(|s| s.path.display().to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(order(TieBreak::Name), ["/s/b.jsonl", "/s/a.jsonl"]);
+        assert_eq!(order(TieBreak::Mtime), ["/s/a.jsonl", "/s/b.jsonl"]);
     }
 
     #[test]

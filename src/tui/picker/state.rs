@@ -16,7 +16,7 @@ use ratatui::crossterm::event::KeyEvent;
 
 use super::preview::Preview;
 use super::source::{BuiltIndex, Found, Row, SearchTexts, SessionList, SortMode};
-use crate::catalog::SessionSummary;
+use crate::catalog::{SessionSummary, TieBreak};
 use crate::store::trash::Trashed;
 use crate::tui::widgets::input::Input;
 
@@ -74,9 +74,9 @@ pub struct ScopeList {
 }
 
 impl ScopeList {
-    fn new() -> ScopeList {
+    fn new(ties: TieBreak) -> ScopeList {
         ScopeList {
-            sessions: SessionList::default(),
+            sessions: SessionList::new(ties),
             load: Load::NotStarted,
             seq: 0,
             quiet: None,
@@ -240,6 +240,9 @@ pub struct PickerOptions {
     pub all: bool,
     /// The user's home folder, shown as `~`.
     pub home: Option<PathBuf>,
+    /// How pi orders sessions of the same time in the All scope (see [`TieBreak::of`]); in the
+    /// current folder's, it is always by name.
+    pub all_ties: TieBreak,
 }
 
 /// The picker's whole state.
@@ -288,7 +291,7 @@ impl Picker {
         let scope = if options.all { ScopeKind::All } else { ScopeKind::Current };
         let mut picker = Picker {
             scope,
-            lists: [ScopeList::new(), ScopeList::new()],
+            lists: [ScopeList::new(TieBreak::Name), ScopeList::new(options.all_ties)],
             query: Input::default(),
             sort: SortMode::Threaded,
             named_only: false,
