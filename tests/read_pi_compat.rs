@@ -107,6 +107,36 @@ fn an_assistant_message_with_an_empty_stop_reason_is_hidden_as_pi_hides_it() {
     agree("empty-stop-reason", &file, &["default", "no-tools"]);
 }
 
+/// pi shows a label, a title, a model, a thinking level and a custom type in its rows as written:
+/// inner runs of spaces kept, not trimmed; an empty label (`""`, which also clears) as `[label: ]`,
+/// a missing one as `[label: (cleared)]`; a whitespace-only label is a label; a tool result with an
+/// empty tool name and no call as `[]`.
+#[test]
+fn bracketed_rows_show_their_text_as_written() {
+    let file = [
+        HEADER.to_string(),
+        user("a1", None, 1, "hi"),
+        entry("label", "l1", Some("a1"), 2, r#""targetId":"a1","label":"two  words""#),
+        entry("label", "l2", Some("l1"), 3, r#""targetId":"a1","label":"""#),
+        entry("label", "l3", Some("l2"), 4, r#""targetId":"a1""#),
+        entry("label", "l4", Some("l3"), 5, r#""targetId":"l1","label":"  ""#),
+        entry("session_info", "n1", Some("l4"), 6, r#""name":"my   session""#),
+        entry("model_change", "m1", Some("n1"), 7, r#""provider":"p","modelId":"m  1""#),
+        entry("thinking_level_change", "t1", Some("m1"), 8, r#""thinkingLevel":" high ""#),
+        entry("custom", "c1", Some("t1"), 9, r#""customType":"ext  state""#),
+        entry(
+            "message",
+            "r1",
+            Some("c1"),
+            10,
+            r#""message":{"role":"toolResult","toolCallId":"x","toolName":"","content":[]}"#,
+        ),
+        user("a2", Some("r1"), 11, "after"),
+    ]
+    .join("\n");
+    agree("bracketed-rows", &file, &["all"]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The comparison
 

@@ -114,6 +114,7 @@ pub enum Kind {
     },
     Label {
         target_id: String,
+        /// As written; `None` (absent or not a string) and `""` both clear the target's label.
         label: Option<String>,
     },
     SessionInfo {

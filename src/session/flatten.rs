@@ -610,7 +610,7 @@ impl Rows {
             prefix: self.prefix(r, folded),
             fold_marker: self.fold_marker(r, folded),
             path_marker: if cx.forest.on_path(ix) { "• " } else { "" },
-            label: label.map(|l| crate::display::one_line(&l.text)),
+            label: label.map(|l| crate::display::sanitize(&l.text).into_owned()),
             label_time,
             text: row_text(entry, cx.session.entries(), cx.calls, cx.home),
             is_leaf: cx.leaf_row == Some(r),

@@ -286,7 +286,7 @@ fn labels_and_name(entries: &[Entry]) -> (IndexMap<String, Label>, Option<String
     let mut name = None;
     for e in entries {
         match &e.kind {
-            Kind::Label { target_id, label: Some(text) } => {
+            Kind::Label { target_id, label: Some(text) } if !text.is_empty() => {
                 let label = Label { text: text.clone(), timestamp: e.timestamp.to_string() };
                 if let Some(slot) = labels.get_mut(target_id) {
                     *slot = label;
@@ -294,7 +294,7 @@ fn labels_and_name(entries: &[Entry]) -> (IndexMap<String, Label>, Option<String
                     labels.insert(target_id.clone(), label);
                 }
             }
-            Kind::Label { target_id, label: None } => {
+            Kind::Label { target_id, .. } => {
                 labels.shift_remove(target_id);
             }
             Kind::SessionInfo { name: n } => {

@@ -334,10 +334,7 @@ fn kind(ty: &str, raw: &RawLine<'_>) -> Kind {
             text: raw.content.as_ref().map(Content::text_head).unwrap_or_default(),
             display: raw.display.unwrap_or(false),
         },
-        "label" => Kind::Label {
-            target_id: s(&raw.target_id),
-            label: raw.label.0.as_deref().filter(|l| !l.is_empty()).map(str::to_string),
-        },
+        "label" => Kind::Label { target_id: s(&raw.target_id), label: opt(&raw.label) },
         "session_info" => Kind::SessionInfo { name: opt(&raw.name) },
         "usage" => Kind::Usage { kind: s(&raw.usage_kind), usage: raw.usage.0.as_ref().map(RawUsage::usage) },
         "context_edit" => Kind::ContextEdit {

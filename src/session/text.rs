@@ -11,7 +11,7 @@
 use super::entry::{Entry, Kind, Message, ToolCall};
 use super::graph::Ix;
 use super::line::format_number;
-use crate::display::{one_line, sanitize};
+use crate::display::sanitize;
 
 /// How many characters of a message text a row shows (pi cuts at 200 UTF-16 units).
 pub const ROW_TEXT_CHARS: usize = 200;
@@ -134,27 +134,27 @@ pub fn row_text(entry: &Entry, entries: &[Entry], calls: &ToolCalls, home: Optio
             RowText::one(Tone::Warning, "[branch summary]: ").push(Tone::Normal, normalize(&summary.head))
         }
         Kind::ModelChange { model_id, .. } => {
-            RowText::one(Tone::Dim, format!("[model: {}]", one_line(model_id)))
+            RowText::one(Tone::Dim, format!("[model: {}]", sanitize(model_id)))
         }
         Kind::ThinkingLevelChange { level } => {
-            RowText::one(Tone::Dim, format!("[thinking: {}]", one_line(level)))
+            RowText::one(Tone::Dim, format!("[thinking: {}]", sanitize(level)))
         }
         Kind::Custom { custom_type } => {
-            RowText::one(Tone::Dim, format!("[custom: {}]", one_line(custom_type)))
+            RowText::one(Tone::Dim, format!("[custom: {}]", sanitize(custom_type)))
         }
         Kind::Label { label, .. } => match label {
-            Some(l) => RowText::one(Tone::Dim, format!("[label: {}]", one_line(l))),
+            Some(l) => RowText::one(Tone::Dim, format!("[label: {}]", sanitize(l))),
             None => RowText::one(Tone::Dim, "[label: (cleared)]"),
         },
-        Kind::SessionInfo { name } => match name.as_deref().map(str::trim) {
-            Some(n) if !n.is_empty() => RowText::one(Tone::Dim, format!("[title: {}]", one_line(n))),
+        Kind::SessionInfo { name } => match name.as_deref() {
+            Some(n) if !n.is_empty() => RowText::one(Tone::Dim, format!("[title: {}]", sanitize(n))),
             _ => RowText::one(Tone::Dim, "[title: ").push(Tone::Italic, "empty").push(Tone::Dim, "]"),
         },
-        Kind::Usage { kind, .. } => RowText::one(Tone::Dim, format!("[usage: {}]", one_line(kind))),
+        Kind::Usage { kind, .. } => RowText::one(Tone::Dim, format!("[usage: {}]", sanitize(kind))),
         Kind::ContextEdit { target_id, drops } => {
-            RowText::one(Tone::Dim, format!("[context {}: {}]", edit_verb(*drops), one_line(target_id)))
+            RowText::one(Tone::Dim, format!("[context {}: {}]", edit_verb(*drops), sanitize(target_id)))
         }
-        Kind::Unknown { type_name } => RowText::one(Tone::Dim, format!("[{}]", one_line(type_name))),
+        Kind::Unknown { type_name } => RowText::one(Tone::Dim, format!("[{}]", sanitize(type_name))),
     }
 }
 
@@ -178,7 +178,7 @@ fn message_text(m: &Message, entries: &[Entry], calls: &ToolCalls, home: Option<
             let call = m.tool_call_id.as_deref().and_then(|id| calls.get(entries, id));
             let text = match (call, m.tool_name.as_deref()) {
                 (Some(call), _) => format_tool_call(call, home),
-                (None, Some(name)) if !name.is_empty() => format!("[{}]", one_line(name)),
+                (None, Some(name)) => format!("[{}]", sanitize(name)),
                 (None, _) => "[tool]".to_string(),
             };
             RowText::one(Tone::Muted, text)
@@ -186,7 +186,7 @@ fn message_text(m: &Message, entries: &[Entry], calls: &ToolCalls, home: Option<
         "bashExecution" => {
             RowText::one(Tone::Dim, format!("[bash]: {}", normalize(m.command.as_deref().unwrap_or(""))))
         }
-        role => RowText::one(Tone::Dim, format!("[{}]", one_line(role))),
+        role => RowText::one(Tone::Dim, format!("[{}]", sanitize(role))),
     }
 }
 
