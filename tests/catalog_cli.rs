@@ -82,6 +82,17 @@ impl Env {
     }
 }
 
+/// A header `version` pi compares as NaN (a string of letters) once crashed the listing when its
+/// first two bytes were not whole characters.
+#[test]
+fn a_header_version_of_any_text_is_listed() {
+    let env = Env::new();
+    let text = session(9, "/p").replacen("\"version\":3", "\"version\":\"漢字\"", 1);
+    env.write("--p--/s9.jsonl", &text);
+    let rows = json_lines(&env.list(&["--all", "--json"]));
+    assert_eq!(ids(&rows)[0], "id-9");
+}
+
 fn session(i: u32, cwd: &str) -> String {
     let mut text = format!(
         "{{\"type\":\"session\",\"version\":3,\"id\":\"id-{i}\",\"timestamp\":\"2025-06-{:02}T10:00:00.000Z\",\"cwd\":\"{cwd}\"}}\n",

@@ -250,7 +250,9 @@ fn a_header_version_written_as_a_string_is_read_as_pi_reads_it() {
         )
     };
     let entry = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
-    for (written, read_as, migrates) in [(r#""3""#, 3, false), (r#""2""#, 3, true), (r#""abc""#, 3, false)] {
+    for (written, read_as, migrates) in
+        [(r#""3""#, 3, false), (r#""2""#, 3, true), (r#""abc""#, 3, false), (r#""漢字""#, 3, false)]
+    {
         let path = dir.path().join(format!("v{}.jsonl", written.trim_matches('"')));
         std::fs::write(&path, format!("{}\n{entry}\n", header(written))).unwrap();
         let mut sm = SessionManager::open(&path, None, None).unwrap();

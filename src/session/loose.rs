@@ -95,8 +95,9 @@ pub(crate) fn js_string_to_number(text: &str) -> f64 {
         return 0.0;
     }
     for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
-        if t.len() > 2 && t[..2].eq_ignore_ascii_case(prefix) {
-            let digits = &t[2..];
+        if let Some(digits) =
+            t.get(..2).filter(|p| p.eq_ignore_ascii_case(prefix)).and(t.get(2..)).filter(|d| !d.is_empty())
+        {
             return digits
                 .chars()
                 .try_fold(0.0, |n, c| c.to_digit(radix).map(|d| n * f64::from(radix) + f64::from(d)))
@@ -300,6 +301,9 @@ mod tests {
         assert_eq!(js("false"), Some(0.0));
         assert_eq!(js("null"), None);
         for nan in [r#""abc""#, r#""inf""#, r#""NaN""#, r#""3 4""#, r#""-0x1""#, r#""0x""#, "[3]", "{}"] {
+            assert!(js(nan).is_some_and(f64::is_nan), "{nan}");
+        }
+        for nan in [r#""漢字""#, r#""é""#, r#""0é""#, r#""x漢""#] {
             assert!(js(nan).is_some_and(f64::is_nan), "{nan}");
         }
     }
