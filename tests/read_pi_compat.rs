@@ -137,16 +137,73 @@ fn bracketed_rows_show_their_text_as_written() {
     agree("bracketed-rows", &file, &["all"]);
 }
 
+/// pi's `formatToolCall`: paths under `HOME` resolved before they become `~/…`, `path || file_path`
+/// for files but `path || "."` for folders, every argument through `String()` (numbers as
+/// JavaScript prints them, arrays joined), line ranges through `Number()`, the 50- and
+/// 40-character cuts in UTF-16 units, and the arguments' JSON with array-index keys first.
+#[test]
+fn tool_call_rows_read_as_pi_formats_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let home = home.to_str().unwrap();
+    let calls: Vec<(&str, Value)> = vec![
+        ("ls", json!({"path": format!("{home}/")})),
+        ("read", json!({"path": format!("{home}/./a/../b.rs")})),
+        ("edit", json!({"path": format!("{home}//x")})),
+        ("write", json!({"path": format!("{home}x/y")})),
+        ("grep", json!({"pattern": 5, "path": ""})),
+        ("find", json!({"pattern": true, "path": [1, [2, "a"], null]})),
+        ("ls", json!({"file_path": "q"})),
+        ("read", json!({"path": "", "file_path": "q", "offset": "0x10", "limit": " 4 "})),
+        ("read", json!({"path": 5, "offset": 1e21})),
+        ("read", json!({"path": {"a": 1}, "offset": 3, "limit": "x"})),
+        ("read", json!({"path": "f", "offset": 0, "limit": 1})),
+        ("read", json!({"path": "f", "offset": true, "limit": 2})),
+        ("bash", json!({"command": "😀".repeat(30)})),
+        ("bash", json!({"command": 123})),
+        ("bash", json!({"command": "\u{a0}\u{feff} x \t"})),
+        ("custom_tool", json!({"n": 1.0, "neg": -0.0, "big": 12345678901234567890u64})),
+        ("custom_tool", json!({"emoji": "😀".repeat(17)})),
+        ("custom_tool", serde_json::from_str(r#"{"b":1,"2":2,"1":{"10":1,"a":2,"9":3}}"#).unwrap()),
+    ];
+    let mut lines = vec![HEADER.to_string(), user("u0", None, 0, "go")];
+    let mut parent = "u0".to_string();
+    for (i, (name, args)) in calls.into_iter().enumerate() {
+        let call = json!({"type": "toolCall", "id": format!("c{i}"), "name": name, "arguments": args});
+        let (a, r) = (format!("a{i}"), format!("r{i}"));
+        let time = |s: usize| format!("2025-07-01T12:{:02}:{:02}.000Z", s / 60, s % 60);
+        lines.push(
+            json!({"type": "message", "id": a, "parentId": parent, "timestamp": time(2 * i + 1),
+                "message": {"role": "assistant", "content": [call], "provider": "p", "model": "m",
+                    "stopReason": "toolUse"}})
+            .to_string(),
+        );
+        lines.push(
+            json!({"type": "message", "id": r, "parentId": a, "timestamp": time(2 * i + 2),
+                "message": {"role": "toolResult", "toolCallId": format!("c{i}"), "toolName": name,
+                    "content": [{"type": "text", "text": "ok"}]}})
+            .to_string(),
+        );
+        parent = r;
+    }
+    agree_in(&dir, "tool-call-rows", &lines.join("\n"), &["all"]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The comparison
 
 /// Writes `text` as a session file and checks that pitree reads it as pi does, with the tree's rows
 /// compared in each of `filters`.
 fn agree(name: &str, text: &str, filters: &[&str]) {
-    let dir = tempfile::tempdir().unwrap();
+    agree_in(&tempfile::tempdir().unwrap(), name, text, filters);
+}
+
+/// [`agree`] in `dir`, whose `home` folder is `HOME` for both.
+fn agree_in(dir: &tempfile::TempDir, name: &str, text: &str, filters: &[&str]) {
     let file = dir.path().join(format!("{name}.jsonl"));
     std::fs::write(&file, format!("{text}\n")).unwrap();
-    let Some(pi) = node("pi-view.mjs", &[file.to_str().unwrap()]) else {
+    let home = dir.path().join("home");
+    let Some(pi) = node("pi-view.mjs", &[file.to_str().unwrap()], &home) else {
         return;
     };
     let show = pitree(dir.path(), &["show", "--json", "--filter", "all", file.to_str().unwrap()]);
@@ -169,7 +226,7 @@ fn agree(name: &str, text: &str, filters: &[&str]) {
     assert_eq!(json!(roles), pi["contextMessageRoles"], "{name}: context roles");
     assert_eq!(json!(texts), pi["contextMessageTexts"], "{name}: context texts");
     for filter in filters {
-        let pi_rows = node("pi-tree.mjs", &[file.to_str().unwrap(), filter]).unwrap();
+        let pi_rows = node("pi-tree.mjs", &[file.to_str().unwrap(), filter], &home).unwrap();
         let shown = pitree(dir.path(), &["show", "--json", "--filter", filter, file.to_str().unwrap()]);
         assert_eq!(rows(&shown), pi_rows["rows"], "{name}: rows with the {filter} filter");
     }
@@ -198,9 +255,10 @@ fn pitree(dir: &Path, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// `node tests/compat/SCRIPT ARGS`, parsed; `None` when pi is not installed, which fails on CI.
-fn node(script: &str, args: &[&str]) -> Option<Value> {
-    let out = common::pi_script(script, args);
+/// `node tests/compat/SCRIPT ARGS` with pitree's `HOME`, parsed; `None` when pi is not installed,
+/// which fails on CI.
+fn node(script: &str, args: &[&str], home: &Path) -> Option<Value> {
+    let out = common::pi_script_at_home(script, args, Some(home));
     assert!(
         out.is_some() || !common::pi_required(),
         "CI must install the real pi: npm ci --prefix tests/compat"

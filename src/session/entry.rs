@@ -293,15 +293,20 @@ impl Default for ToolCall {
     }
 }
 
-/// The arguments of a tool call that row texts and branch-summary drafts use.
+/// The arguments of a tool call that row texts and branch-summary drafts use. pi's row text reads
+/// each as `String(args.x || default)`, so a kept text is `String(value)` of a truthy value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolArgs {
     pub path: Option<String>,
-    pub offset: Option<f64>,
-    pub limit: Option<f64>,
+    pub file_path: Option<String>,
+    /// `path` is a string (pi's file lists read no other).
+    pub path_is_text: bool,
+    pub offset: LineArg,
+    pub limit: LineArg,
     pub command: Option<String>,
     pub pattern: Option<String>,
-    /// The arguments as compact JSON, cut to [`super::tool_args::JSON_HEAD_CHARS`] characters.
+    /// The arguments as `JSON.stringify` writes them, cut to [`super::tool_args::JSON_HEAD_CHARS`]
+    /// characters.
     pub json_head: String,
     /// The compact JSON ends with the head.
     pub json_complete: bool,
@@ -311,14 +316,28 @@ impl Default for ToolArgs {
     fn default() -> Self {
         ToolArgs {
             path: None,
-            offset: None,
-            limit: None,
+            file_path: None,
+            path_is_text: false,
+            offset: LineArg::Absent,
+            limit: LineArg::Absent,
             command: None,
             pattern: None,
             json_head: String::new(),
             json_complete: true,
         }
     }
+}
+
+/// A `read` call's `offset` or `limit` as pi's line range reads it (`parseLineNumber`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum LineArg {
+    /// Absent or `null`.
+    #[default]
+    Absent,
+    /// A finite number, or a string that `Number()` reads as one.
+    Number(f64),
+    /// Anything else, which leaves the range out.
+    Invalid,
 }
 
 /// Token counts and cost of one model call.

@@ -9,8 +9,8 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::entry::{Entry, HeadBuilder, Kind, Message, Text, TextHead, ToolCall};
+pub use super::js::format_number;
 use super::literal::{LooseLiteral, push_literal};
-pub use super::loose::format_number;
 use super::loose::{JsNumber, Loose, LooseNum, LooseVisitor, Obj, RawUsage, Scalar, loose_bool};
 use super::skim;
 use super::tool_args::tool_args;

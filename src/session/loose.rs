@@ -90,7 +90,7 @@ impl<'de> Deserialize<'de> for JsNumber {
 /// an optional sign and exponent, `Infinity`, and unsigned `0x` / `0o` / `0b` integers; anything
 /// else is NaN.
 pub(crate) fn js_string_to_number(text: &str) -> f64 {
-    let t = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    let t = super::line::js_trim(text);
     if t.is_empty() {
         return 0.0;
     }
@@ -112,11 +112,6 @@ pub(crate) fn js_string_to_number(text: &str) -> f64 {
     let decimal =
         unsigned.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
     if decimal { t.parse().unwrap_or(f64::NAN) } else { f64::NAN }
-}
-
-/// A number as JavaScript prints it (`12345`, not `12345.0`).
-pub fn format_number(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() }
 }
 
 pub(crate) fn loose_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {

@@ -7,6 +7,7 @@ pub mod entry;
 pub mod flatten;
 pub mod graph;
 pub mod ids;
+pub mod js;
 pub mod line;
 mod literal;
 pub(crate) mod loose;

@@ -83,7 +83,8 @@ fn file_operations(session: &Session, entries: &[Ix]) -> (Vec<String>, Vec<Strin
     for &i in entries {
         let Kind::Message(m) = &session.entry(i).kind else { continue };
         for call in &m.tool_calls {
-            let Some(path) = call.args.path.clone() else { continue };
+            // pi's file lists take `path` when it is a non-empty string, never `file_path`.
+            let Some(path) = call.args.path.clone().filter(|_| call.args.path_is_text) else { continue };
             match call.name.as_str() {
                 "read" => {
                     read.insert(path);
@@ -107,4 +108,37 @@ fn push_file_list(text: &mut String, tag: &str, files: &[String]) {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::session::parse::parse_bytes;
+
+    #[test]
+    fn file_lists_take_string_paths_only_as_pi_does() {
+        let header =
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-07-01T12:00:00.000Z","cwd":"/p"}"#;
+        let calls = [
+            r#"{"name":"read","arguments":{"path":"a.rs"}}"#,
+            r#"{"name":"read","arguments":{"file_path":"b.rs"}}"#,
+            r#"{"name":"edit","arguments":{"path":7}}"#,
+            r#"{"name":"write","arguments":{"path":"c.rs"}}"#,
+        ];
+        let mut text = format!("{header}\n");
+        let mut parent = "null".to_string();
+        for (i, call) in calls.iter().enumerate() {
+            let call = call.replacen('{', &format!(r#"{{"type":"toolCall","id":"c{i}","#), 1);
+            text.push_str(&format!(
+                r#"{{"type":"message","id":"a{i}","parentId":{parent},"timestamp":"2025-07-01T12:00:0{i}.000Z","message":{{"role":"assistant","content":[{call}]}}}}"#
+            ));
+            text.push('\n');
+            parent = format!(r#""a{i}""#);
+        }
+        let session = Session::from_parsed(parse_bytes(text.as_bytes(), PathBuf::from("s.jsonl")).unwrap());
+        let entries: Vec<Ix> = session.graph.path_to(session.graph.leaf().unwrap());
+        assert_eq!(file_operations(&session, &entries), (vec!["a.rs".to_string()], vec!["c.rs".to_string()]));
+    }
 }

@@ -8,9 +8,10 @@
 //! of an empty one. A `context_edit` without a `replacement` key reads as omitting its target
 //! (pi's context builder fails on it).
 
-use super::entry::{Entry, Kind, Message, ToolCall};
+use super::entry::{Entry, Kind, LineArg, Message, ToolCall};
 use super::graph::Ix;
-use super::line::format_number;
+use super::js::{format_number, utf16_head, utf16_len};
+use super::line::js_trim;
 use crate::display::sanitize;
 
 /// How many characters of a message text a row shows (pi cuts at 200 UTF-16 units).
@@ -220,51 +221,76 @@ fn cut_chars(text: &str, max: usize) -> String {
 /// pi's `formatToolCall`: a one-line summary of a tool call, sanitized.
 pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
     let args = &call.args;
-    let path = |default: &str| shorten_path(args.path.as_deref().unwrap_or(default), home);
+    let shown = |arg: Option<&String>, default: &str| shorten_path(arg.map_or(default, String::as_str), home);
+    let file = || shown(args.path.as_ref().or(args.file_path.as_ref()), "");
+    let pattern = args.pattern.as_deref().unwrap_or("");
     let text = match call.name.as_str() {
-        "read" => {
-            let mut shown = path("");
-            if args.offset.is_some() || args.limit.is_some() {
-                let start = args.offset.unwrap_or(1.0);
-                shown.push(':');
-                shown.push_str(&format_number(start));
-                if let Some(limit) = args.limit {
-                    let end = start + limit - 1.0;
-                    if end != 0.0 {
-                        shown.push('-');
-                        shown.push_str(&format_number(end));
-                    }
-                }
-            }
-            format!("[read: {shown}]")
-        }
-        "write" => format!("[write: {}]", path("")),
-        "edit" => format!("[edit: {}]", path("")),
+        "read" => format!("[read: {}{}]", file(), read_range(args.offset, args.limit)),
+        "write" => format!("[write: {}]", file()),
+        "edit" => format!("[edit: {}]", file()),
         "bash" => {
             let raw = args.command.as_deref().unwrap_or("");
-            let cmd: String = raw.replace(['\n', '\t'], " ").trim().chars().take(50).collect();
-            let more = if raw.chars().count() > 50 { "..." } else { "" };
-            format!("[bash: {cmd}{more}]")
+            let cmd = raw.replace(['\n', '\t'], " ");
+            let more = if utf16_len(raw) > 50 { "..." } else { "" };
+            format!("[bash: {}{more}]", utf16_head(js_trim(&cmd), 50))
         }
-        "grep" => format!("[grep: /{}/ in {}]", args.pattern.as_deref().unwrap_or(""), path(".")),
-        "find" => format!("[find: {} in {}]", args.pattern.as_deref().unwrap_or(""), path(".")),
-        "ls" => format!("[ls: {}]", path(".")),
+        "grep" => format!("[grep: /{pattern}/ in {}]", shown(args.path.as_ref(), ".")),
+        "find" => format!("[find: {pattern} in {}]", shown(args.path.as_ref(), ".")),
+        "ls" => format!("[ls: {}]", shown(args.path.as_ref(), ".")),
         name => {
-            let json: String = args.json_head.chars().take(40).collect();
-            let more = if !args.json_complete || args.json_head.chars().count() > 40 { "..." } else { "" };
-            format!("[{name}: {json}{more}]")
+            let more = if !args.json_complete || utf16_len(&args.json_head) > 40 { "..." } else { "" };
+            format!("[{name}: {}{more}]", utf16_head(&args.json_head, 40))
         }
     };
     sanitize(&text).into_owned()
 }
 
-/// `path` with a leading `home` directory shown as `~` (whole components only).
-fn shorten_path(path: &str, home: Option<&str>) -> String {
-    let home = home.map(|h| h.trim_end_matches('/')).filter(|h| !h.is_empty());
-    match home.and_then(|h| path.strip_prefix(h)) {
-        Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("~{rest}"),
-        _ => path.to_string(),
+/// pi's `formatReadLineRange`: `:START` or `:START-END`, nothing when a bound is not a number.
+fn read_range(offset: LineArg, limit: LineArg) -> String {
+    let start = match offset {
+        LineArg::Absent if limit == LineArg::Absent => return String::new(),
+        LineArg::Absent => 1.0,
+        LineArg::Number(n) => n,
+        LineArg::Invalid => return String::new(),
+    };
+    match limit {
+        LineArg::Absent => format!(":{}", format_number(start)),
+        LineArg::Number(count) => match start + count - 1.0 {
+            0.0 => format!(":{}", format_number(start)),
+            end => format!(":{}-{}", format_number(start), format_number(end)),
+        },
+        LineArg::Invalid => String::new(),
     }
+}
+
+/// pi's `shortenHomePath`: an absolute path inside `home` (both resolved: `.`, `..` and repeated
+/// or trailing slashes gone) as `~` or `~/REST`; any other path as it is.
+fn shorten_path(path: &str, home: Option<&str>) -> String {
+    let Some(home) = home.filter(|h| h.starts_with('/')) else { return path.to_string() };
+    if !path.starts_with('/') {
+        return path.to_string();
+    }
+    let (home, resolved) = (resolve(home), resolve(path));
+    if resolved == home {
+        return "~".to_string();
+    }
+    let within = if home == "/" { Some(&resolved[1..]) } else { resolved.strip_prefix(&format!("{home}/")) };
+    within.map_or_else(|| path.to_string(), |rest| format!("~/{rest}"))
+}
+
+/// An absolute path resolved as `path.posix.resolve` does it, without touching the disk.
+fn resolve(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    format!("/{}", parts.join("/"))
 }
 
 /// The words pi puts into an entry's searchable text besides its label and its content text:
@@ -348,15 +374,19 @@ mod tests {
     fn read_with_offset_and_limit_shows_the_line_range_under_home() {
         let args = ToolArgs {
             path: Some("/home/dev/a.ts".into()),
-            offset: Some(10.0),
-            limit: Some(5.0),
+            offset: LineArg::Number(10.0),
+            limit: LineArg::Number(5.0),
             ..Default::default()
         };
         assert_eq!(format_tool_call(&call("read", args), Some("/home/dev")), "[read: ~/a.ts:10-14]");
-        let only_limit = ToolArgs { path: Some("x".into()), limit: Some(3.0), ..Default::default() };
+        let only_limit =
+            ToolArgs { path: Some("x".into()), limit: LineArg::Number(3.0), ..Default::default() };
         assert_eq!(format_tool_call(&call("read", only_limit), None), "[read: x:1-3]");
-        let only_offset =
-            ToolArgs { path: Some("/home/devx/y".into()), offset: Some(7.0), ..Default::default() };
+        let only_offset = ToolArgs {
+            path: Some("/home/devx/y".into()),
+            offset: LineArg::Number(7.0),
+            ..Default::default()
+        };
         assert_eq!(format_tool_call(&call("read", only_offset), Some("/home/dev")), "[read: /home/devx/y:7]");
     }
 

@@ -127,12 +127,22 @@ pub fn pi_view(file: &Path) -> Option<Value> {
 /// The one JSON object `node tests/compat/SCRIPT ARGS` prints (a script that asks the real pi
 /// 1.6.0), or `None` when the compat package is not installed.
 pub fn pi_script(script: &str, args: &[&str]) -> Option<Value> {
+    pi_script_at_home(script, args, None)
+}
+
+/// [`pi_script`] with `HOME` set to `home` (pi shortens paths under it to `~`).
+pub fn pi_script_at_home(script: &str, args: &[&str], home: Option<&Path>) -> Option<Value> {
     let compat = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat");
     if !compat.join("node_modules").exists() {
         eprintln!("note: tests/compat/node_modules is missing; skipping the check against the real pi");
         return None;
     }
-    let out = Command::new("node").arg(compat.join(script)).args(args).output().expect("node");
+    let mut node = Command::new("node");
+    node.arg(compat.join(script)).args(args);
+    if let Some(home) = home {
+        node.env("HOME", home);
+    }
+    let out = node.output().expect("node");
     assert!(out.status.success(), "{script} failed: {}", String::from_utf8_lossy(&out.stderr));
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }

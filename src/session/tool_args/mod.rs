@@ -6,7 +6,10 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
-use super::entry::ToolArgs;
+use super::entry::{LineArg, ToolArgs};
+use super::js::{js_string, to_json_string};
+use super::line::js_trim;
+use super::loose::js_string_to_number;
 
 mod streamed;
 
@@ -14,8 +17,8 @@ mod streamed;
 pub const JSON_HEAD_CHARS: usize = 64;
 
 /// Top-level arguments read whole, whatever their length (paths, commands and patterns are shown
-/// or counted in full).
-const WHOLE_KEYS: [&str; 4] = ["path", "file_path", "command", "pattern"];
+/// or counted in full; line numbers are read as numbers).
+const WHOLE_KEYS: [&str; 6] = ["path", "file_path", "command", "pattern", "offset", "limit"];
 
 /// Strings anywhere else are cut to this many characters: one more than the JSON head, so the
 /// head is exact and a cut string always makes the JSON longer than the head.
@@ -27,7 +30,8 @@ fn char_end(s: &str, chars: usize) -> usize {
 }
 
 /// The arguments of the raw JSON `raw` of a call's `arguments`: streamed (module `streamed`), or
-/// through a JSON tree when an object in them repeats a key.
+/// through a JSON tree when an object in them repeats a key or has a key `JSON.parse` moves to
+/// the front, or a kept argument is an array or an object.
 pub fn tool_args(raw: &RawValue) -> ToolArgs {
     streamed::read(raw.get()).unwrap_or_else(|| through_a_tree(raw))
 }
@@ -43,18 +47,53 @@ fn through_a_tree(raw: &RawValue) -> ToolArgs {
 
 /// The arguments of a call's `arguments` value.
 pub fn of_value(args: &Value) -> ToolArgs {
-    let json = args.to_string();
-    let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
+    let json = to_json_string(args);
+    let text = |key: &str| args.get(key).and_then(text_arg);
     let head_end = char_end(&json, JSON_HEAD_CHARS);
     ToolArgs {
-        path: text("path").or_else(|| text("file_path")),
-        offset: args.get("offset").and_then(Value::as_f64),
-        limit: args.get("limit").and_then(Value::as_f64),
+        path: text("path"),
+        file_path: text("file_path"),
+        path_is_text: args.get("path").is_some_and(Value::is_string),
+        offset: args.get("offset").map_or(LineArg::Absent, line_arg),
+        limit: args.get("limit").map_or(LineArg::Absent, line_arg),
         command: text("command"),
         pattern: text("pattern"),
         json_complete: head_end == json.len(),
         json_head: json[..head_end].to_string(),
     }
+}
+
+/// `String(value)` when `value` is truthy (pi's rows read `String(args.x || default)`).
+fn text_arg(value: &Value) -> Option<String> {
+    (!super::line::is_falsy(value)).then(|| js_string(value).into_owned())
+}
+
+/// pi's `parseLineNumber`: a finite number, or a string `Number()` reads as one.
+fn line_arg(value: &Value) -> LineArg {
+    let n = match value {
+        Value::Null => return LineArg::Absent,
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) if !js_trim(s).is_empty() => Some(js_string_to_number(s)),
+        _ => None,
+    };
+    n.filter(|n| n.is_finite()).map_or(LineArg::Invalid, LineArg::Number)
+}
+
+/// The keys `JSON.parse` puts first in an object, in ascending numeric order: array indices, the
+/// canonical decimal integers below 2³² − 1.
+fn is_array_index(key: &str) -> bool {
+    let canonical = key == "0" || (!key.starts_with('0') && key.bytes().all(|b| b.is_ascii_digit()));
+    canonical && key.parse::<u64>().is_ok_and(|n| n < u64::from(u32::MAX))
+}
+
+/// `object` in the order `JSON.parse` gives its keys: array indices first, by value.
+fn in_js_order(object: Map<String, Value>) -> Map<String, Value> {
+    if !object.keys().any(|k| is_array_index(k)) {
+        return object;
+    }
+    let (mut indices, rest): (Vec<_>, Vec<_>) = object.into_iter().partition(|(k, _)| is_array_index(k));
+    indices.sort_by_key(|(k, _)| k.parse::<u64>().unwrap_or(u64::MAX));
+    indices.into_iter().chain(rest).collect()
 }
 
 /// A JSON value with its strings cut to `cap` characters (`None`: kept whole); `top` is the
@@ -67,6 +106,12 @@ struct Capped {
 
 impl Capped {
     const NESTED: Capped = Capped { cap: Some(STRING_CAP), top: false };
+    const WHOLE: Capped = Capped { cap: None, top: false };
+
+    /// The seed of a value inside this one: whole inside a whole argument, cut anywhere else.
+    fn inner(self) -> Capped {
+        if self.cap.is_none() && !self.top { Capped::WHOLE } else { Capped::NESTED }
+    }
 
     fn cut(self, s: &str) -> Value {
         let end = self.cap.map_or(s.len(), |cap| char_end(s, cap));
@@ -109,7 +154,7 @@ impl<'de> Visitor<'de> for Capped {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(Capped::NESTED)? {
+        while let Some(item) = seq.next_element_seed(self.inner())? {
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -118,10 +163,10 @@ impl<'de> Visitor<'de> for Capped {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             let whole = self.top && WHOLE_KEYS.contains(&key.as_str());
-            let seed = if whole { Capped { cap: None, top: false } } else { Capped::NESTED };
+            let seed = if whole { Capped::WHOLE } else { self.inner() };
             object.insert(key, map.next_value_seed(seed)?);
         }
-        Ok(Value::Object(object))
+        Ok(Value::Object(in_js_order(object)))
     }
 }
 

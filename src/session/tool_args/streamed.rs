@@ -1,20 +1,25 @@
 //! The arguments of a tool call read in one pass that writes their compact JSON as it goes and
 //! stops writing a little past the head, so a call costs a few allocations instead of a JSON
-//! tree. A repeated key (which `JSON.parse` resolves by keeping the last value in the place of
-//! the first) ends the pass; the caller then builds the tree, which handles it.
+//! tree. What the pass does not handle ends it, and the caller then builds the tree: a repeated
+//! key (which `JSON.parse` resolves by keeping the last value in the place of the first), a key
+//! `JSON.parse` moves to the front (an array index), and a kept argument that is an array or an
+//! object (whose `String()` joins its items).
 
 use std::borrow::Cow;
 
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 
-use super::{JSON_HEAD_CHARS, STRING_CAP, char_end};
-use crate::session::entry::ToolArgs;
+use super::{JSON_HEAD_CHARS, STRING_CAP, char_end, is_array_index};
+use crate::session::entry::{LineArg, ToolArgs};
+use crate::session::js::format_number;
+use crate::session::line::js_trim;
+use crate::session::loose::js_string_to_number;
 
 /// Bytes of compact JSON after which more than [`JSON_HEAD_CHARS`] characters are certainly
 /// written (a character takes at most 4 bytes).
 const ENOUGH_BYTES: usize = (JSON_HEAD_CHARS + 1) * 4;
 
-/// The arguments in `json`, or `None` when an object in it repeats a key.
+/// The arguments in `json`, or `None` when the pass cannot read them (see the module's doc).
 pub(super) fn read(json: &str) -> Option<ToolArgs> {
     let mut state = State { json: Vec::with_capacity(ENOUGH_BYTES + 64), ..State::default() };
     let seed = Streamed { state: &mut state, field: None, top: true };
@@ -55,10 +60,11 @@ struct State<'de> {
     keys: Vec<Cow<'de, str>>,
     path: Option<String>,
     file_path: Option<String>,
+    path_is_text: bool,
     command: Option<String>,
     pattern: Option<String>,
-    offset: Option<f64>,
-    limit: Option<f64>,
+    offset: LineArg,
+    limit: LineArg,
 }
 
 impl State<'_> {
@@ -75,14 +81,36 @@ impl State<'_> {
         }
     }
 
-    /// A number as JSON (written as serde_json writes the same number in a tree).
-    fn write_number(&mut self, n: impl serde::Serialize, as_f64: f64, field: Option<Field>) {
+    /// A number as `JSON.stringify` writes it.
+    fn write_number(&mut self, n: f64, field: Option<Field>) {
         if self.json.len() <= ENOUGH_BYTES {
-            serde_json::to_writer(&mut self.json, &n).expect("writing to memory");
+            self.json.extend_from_slice(format_number(n).as_bytes());
         }
+        let text = (n != 0.0).then(|| format_number(n));
         match field {
-            Some(Field::Offset) => self.offset = Some(as_f64),
-            Some(Field::Limit) => self.limit = Some(as_f64),
+            Some(Field::Offset) => self.offset = LineArg::Number(n),
+            Some(Field::Limit) => self.limit = LineArg::Number(n),
+            Some(field) => *self.text(field) = text,
+            None => {}
+        }
+    }
+
+    /// The slot of a kept argument that is read as text.
+    fn text(&mut self, field: Field) -> &mut Option<String> {
+        match field {
+            Field::Path => &mut self.path,
+            Field::FilePath => &mut self.file_path,
+            Field::Command => &mut self.command,
+            Field::Pattern => &mut self.pattern,
+            Field::Offset | Field::Limit => unreachable!("line numbers are not text"),
+        }
+    }
+
+    /// A line number that is not a number.
+    fn line_arg(&mut self, field: Field, arg: LineArg) {
+        match field {
+            Field::Offset => self.offset = arg,
+            Field::Limit => self.limit = arg,
             _ => {}
         }
     }
@@ -94,7 +122,9 @@ impl State<'_> {
         json.truncate(head_end);
         json.shrink_to_fit();
         ToolArgs {
-            path: self.path.or(self.file_path),
+            path: self.path,
+            file_path: self.file_path,
+            path_is_text: self.path_is_text,
             offset: self.offset,
             limit: self.limit,
             command: self.command,
@@ -127,30 +157,39 @@ impl<'de> Visitor<'de> for Streamed<'_, 'de> {
     }
     fn visit_bool<E>(self, v: bool) -> Result<(), E> {
         self.state.write(if v { b"true" } else { b"false" });
+        match self.field {
+            Some(f @ (Field::Offset | Field::Limit)) => self.state.line_arg(f, LineArg::Invalid),
+            Some(f) => *self.state.text(f) = v.then(|| "true".to_string()),
+            None => {}
+        }
         Ok(())
     }
     fn visit_i64<E>(self, v: i64) -> Result<(), E> {
-        self.state.write_number(v, v as f64, self.field);
+        self.state.write_number(v as f64, self.field);
         Ok(())
     }
     fn visit_u64<E>(self, v: u64) -> Result<(), E> {
-        self.state.write_number(v, v as f64, self.field);
+        self.state.write_number(v as f64, self.field);
         Ok(())
     }
     fn visit_f64<E>(self, v: f64) -> Result<(), E> {
-        self.state.write_number(v, v, self.field);
+        self.state.write_number(v, self.field);
         Ok(())
     }
     fn visit_str<E>(self, v: &str) -> Result<(), E> {
         self.state.write_str(v);
-        let slot = match self.field {
-            Some(Field::Path) => &mut self.state.path,
-            Some(Field::FilePath) => &mut self.state.file_path,
-            Some(Field::Command) => &mut self.state.command,
-            Some(Field::Pattern) => &mut self.state.pattern,
-            _ => return Ok(()),
-        };
-        *slot = Some(v.to_string());
+        match self.field {
+            Some(f @ (Field::Offset | Field::Limit)) => {
+                let n = (!js_trim(v).is_empty()).then(|| js_string_to_number(v));
+                let arg = n.filter(|n| n.is_finite()).map_or(LineArg::Invalid, LineArg::Number);
+                self.state.line_arg(f, arg);
+            }
+            Some(f) => {
+                self.state.path_is_text |= matches!(f, Field::Path);
+                *self.state.text(f) = (!v.is_empty()).then(|| v.to_string());
+            }
+            None => {}
+        }
         Ok(())
     }
     fn visit_unit<E>(self) -> Result<(), E> {
@@ -158,6 +197,9 @@ impl<'de> Visitor<'de> for Streamed<'_, 'de> {
         Ok(())
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.field.is_some() {
+            return Err(A::Error::custom("a kept argument that is an array"));
+        }
         self.state.write(b"[");
         let mut first = true;
         loop {
@@ -171,11 +213,17 @@ impl<'de> Visitor<'de> for Streamed<'_, 'de> {
         Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        if self.field.is_some() {
+            return Err(A::Error::custom("a kept argument that is an object"));
+        }
         self.state.write(b"{");
         let start = self.state.keys.len();
         while let Some(key) = map.next_key_seed(Key)? {
             if self.state.keys[start..].contains(&key) {
                 return Err(A::Error::custom("a repeated key"));
+            }
+            if is_array_index(&key) {
+                return Err(A::Error::custom("a key JSON.parse moves to the front"));
             }
             if self.state.keys.len() > start {
                 self.state.write(b",");
