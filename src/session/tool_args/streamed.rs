@@ -84,13 +84,13 @@ impl State<'_> {
     /// A number as `JSON.stringify` writes it.
     fn write_number(&mut self, n: f64, field: Option<Field>) {
         if self.json.len() <= ENOUGH_BYTES {
-            self.json.extend_from_slice(format_number(n).as_bytes());
+            // `format_number` without its allocation: most calls have a number or two.
+            self.json.extend_from_slice(ryu_js::Buffer::new().format(n).as_bytes());
         }
-        let text = (n != 0.0).then(|| format_number(n));
         match field {
             Some(Field::Offset) => self.offset = LineArg::Number(n),
             Some(Field::Limit) => self.limit = LineArg::Number(n),
-            Some(field) => *self.text(field) = text,
+            Some(field) => *self.text(field) = (n != 0.0).then(|| format_number(n)),
             None => {}
         }
     }
