@@ -340,6 +340,22 @@ pub enum LineArg {
     Invalid,
 }
 
+impl LineArg {
+    /// A number: a finite one is a line number.
+    pub fn of_number(n: f64) -> LineArg {
+        if n.is_finite() { LineArg::Number(n) } else { LineArg::Invalid }
+    }
+
+    /// A string: `Number(text)` unless it is blank.
+    pub fn of_text(text: &str) -> LineArg {
+        if super::line::js_trim(text).is_empty() {
+            LineArg::Invalid
+        } else {
+            LineArg::of_number(super::loose::js_string_to_number(text))
+        }
+    }
+}
+
 /// Token counts and cost of one model call.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Usage {

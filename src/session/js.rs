@@ -14,6 +14,11 @@ pub fn format_number(n: f64) -> String {
     ryu_js::Buffer::new().format(n).to_string()
 }
 
+/// [`format_number`] written to `out`, without a `String` of its own.
+pub fn write_number<W: ?Sized + io::Write>(out: &mut W, n: f64) -> io::Result<()> {
+    out.write_all(ryu_js::Buffer::new().format(n).as_bytes())
+}
+
 /// `String(value)`: strings as they are, numbers as [`format_number`], arrays as their items
 /// joined by `,` (`null` items empty), objects as `[object Object]`.
 pub fn js_string(value: &Value) -> Cow<'_, str> {
@@ -58,7 +63,7 @@ struct JsFormatter;
 
 impl serde_json::ser::Formatter for JsFormatter {
     fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
-        writer.write_all(format_number(value).as_bytes())
+        write_number(writer, value)
     }
 
     fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {

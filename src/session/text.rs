@@ -8,6 +8,8 @@
 //! of an empty one. A `context_edit` without a `replacement` key reads as omitting its target
 //! (pi's context builder fails on it).
 
+use std::borrow::Cow;
+
 use super::entry::{Entry, Kind, LineArg, Message, ToolCall};
 use super::graph::Ix;
 use super::js::{format_number, utf16_head, utf16_len};
@@ -274,12 +276,20 @@ fn shorten_path(path: &str, home: Option<&str>) -> String {
     if resolved == home {
         return "~".to_string();
     }
-    let within = if home == "/" { Some(&resolved[1..]) } else { resolved.strip_prefix(&format!("{home}/")) };
+    let within = match resolved.strip_prefix(&*home) {
+        Some(rest) if home == "/" => Some(rest),
+        Some(rest) => rest.strip_prefix('/'),
+        None => None,
+    };
     within.map_or_else(|| path.to_string(), |rest| format!("~/{rest}"))
 }
 
 /// An absolute path resolved as `path.posix.resolve` does it, without touching the disk.
-fn resolve(path: &str) -> String {
+fn resolve(path: &str) -> Cow<'_, str> {
+    let resolved = path.len() > 1 && path.split('/').skip(1).all(|part| !matches!(part, "" | "." | ".."));
+    if resolved {
+        return Cow::Borrowed(path);
+    }
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {
@@ -290,7 +300,7 @@ fn resolve(path: &str) -> String {
             part => parts.push(part),
         }
     }
-    format!("/{}", parts.join("/"))
+    Cow::Owned(format!("/{}", parts.join("/")))
 }
 
 /// The words pi puts into an entry's searchable text besides its label and its content text:

@@ -8,8 +8,6 @@ use serde_json::{Map, Number, Value};
 
 use super::entry::{LineArg, ToolArgs};
 use super::js::{js_string, to_json_string};
-use super::line::js_trim;
-use super::loose::js_string_to_number;
 
 mod streamed;
 
@@ -70,13 +68,12 @@ fn text_arg(value: &Value) -> Option<String> {
 
 /// pi's `parseLineNumber`: a finite number, or a string `Number()` reads as one.
 fn line_arg(value: &Value) -> LineArg {
-    let n = match value {
-        Value::Null => return LineArg::Absent,
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) if !js_trim(s).is_empty() => Some(js_string_to_number(s)),
-        _ => None,
-    };
-    n.filter(|n| n.is_finite()).map_or(LineArg::Invalid, LineArg::Number)
+    match value {
+        Value::Null => LineArg::Absent,
+        Value::Number(n) => n.as_f64().map_or(LineArg::Invalid, LineArg::of_number),
+        Value::String(s) => LineArg::of_text(s),
+        _ => LineArg::Invalid,
+    }
 }
 
 /// The keys `JSON.parse` puts first in an object, in ascending numeric order: array indices, the

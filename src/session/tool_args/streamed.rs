@@ -11,9 +11,7 @@ use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visi
 
 use super::{JSON_HEAD_CHARS, STRING_CAP, char_end, is_array_index};
 use crate::session::entry::{LineArg, ToolArgs};
-use crate::session::js::format_number;
-use crate::session::line::js_trim;
-use crate::session::loose::js_string_to_number;
+use crate::session::js::{format_number, write_number};
 
 /// Bytes of compact JSON after which more than [`JSON_HEAD_CHARS`] characters are certainly
 /// written (a character takes at most 4 bytes).
@@ -84,34 +82,23 @@ impl State<'_> {
     /// A number as `JSON.stringify` writes it.
     fn write_number(&mut self, n: f64, field: Option<Field>) {
         if self.json.len() <= ENOUGH_BYTES {
-            // `format_number` without its allocation: most calls have a number or two.
-            self.json.extend_from_slice(ryu_js::Buffer::new().format(n).as_bytes());
+            write_number(&mut self.json, n).expect("writing to memory");
         }
-        match field {
-            Some(Field::Offset) => self.offset = LineArg::Number(n),
-            Some(Field::Limit) => self.limit = LineArg::Number(n),
-            Some(field) => *self.text(field) = (n != 0.0).then(|| format_number(n)),
-            None => {}
+        if let Some(field) = field {
+            self.set(field, || (n != 0.0).then(|| format_number(n)), || LineArg::of_number(n));
         }
     }
 
-    /// The slot of a kept argument that is read as text.
-    fn text(&mut self, field: Field) -> &mut Option<String> {
+    /// A kept argument read from a scalar: a text argument gets `text()` (`String()` of a truthy
+    /// value), a line number `line()`.
+    fn set(&mut self, field: Field, text: impl FnOnce() -> Option<String>, line: impl FnOnce() -> LineArg) {
         match field {
-            Field::Path => &mut self.path,
-            Field::FilePath => &mut self.file_path,
-            Field::Command => &mut self.command,
-            Field::Pattern => &mut self.pattern,
-            Field::Offset | Field::Limit => unreachable!("line numbers are not text"),
-        }
-    }
-
-    /// A line number that is not a number.
-    fn line_arg(&mut self, field: Field, arg: LineArg) {
-        match field {
-            Field::Offset => self.offset = arg,
-            Field::Limit => self.limit = arg,
-            _ => {}
+            Field::Path => self.path = text(),
+            Field::FilePath => self.file_path = text(),
+            Field::Command => self.command = text(),
+            Field::Pattern => self.pattern = text(),
+            Field::Offset => self.offset = line(),
+            Field::Limit => self.limit = line(),
         }
     }
 
@@ -157,10 +144,8 @@ impl<'de> Visitor<'de> for Streamed<'_, 'de> {
     }
     fn visit_bool<E>(self, v: bool) -> Result<(), E> {
         self.state.write(if v { b"true" } else { b"false" });
-        match self.field {
-            Some(f @ (Field::Offset | Field::Limit)) => self.state.line_arg(f, LineArg::Invalid),
-            Some(f) => *self.state.text(f) = v.then(|| "true".to_string()),
-            None => {}
+        if let Some(f) = self.field {
+            self.state.set(f, || v.then(|| "true".to_string()), || LineArg::Invalid);
         }
         Ok(())
     }
@@ -178,17 +163,9 @@ impl<'de> Visitor<'de> for Streamed<'_, 'de> {
     }
     fn visit_str<E>(self, v: &str) -> Result<(), E> {
         self.state.write_str(v);
-        match self.field {
-            Some(f @ (Field::Offset | Field::Limit)) => {
-                let n = (!js_trim(v).is_empty()).then(|| js_string_to_number(v));
-                let arg = n.filter(|n| n.is_finite()).map_or(LineArg::Invalid, LineArg::Number);
-                self.state.line_arg(f, arg);
-            }
-            Some(f) => {
-                self.state.path_is_text |= matches!(f, Field::Path);
-                *self.state.text(f) = (!v.is_empty()).then(|| v.to_string());
-            }
-            None => {}
+        if let Some(f) = self.field {
+            self.state.path_is_text |= matches!(f, Field::Path);
+            self.state.set(f, || (!v.is_empty()).then(|| v.to_string()), || LineArg::of_text(v));
         }
         Ok(())
     }
