@@ -12,7 +12,7 @@
 //! - When the query does not match and is ASCII letters then digits (or digits then letters), the
 //!   swapped form is tried, at `+5`.
 
-use super::js::is_js_space;
+use super::js::is_space;
 
 /// A match: its score and the matched UTF-16 indexes of the best alignment.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,8 +114,7 @@ fn score_positions(t: &[u16], positions: &[usize]) -> f64 {
 }
 
 fn is_boundary(unit: u16) -> bool {
-    char::from_u32(u32::from(unit))
-        .is_some_and(|c| is_js_space(c) || matches!(c, '-' | '_' | '.' | '/' | ':'))
+    char::from_u32(u32::from(unit)).is_some_and(|c| is_space(c) || matches!(c, '-' | '_' | '.' | '/' | ':'))
 }
 
 /// `abc12` → `12abc`, `12abc` → `abc12`; other queries have no swapped form.

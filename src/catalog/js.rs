@@ -1,7 +1,7 @@
 //! The few JavaScript string rules pi's listing and search depend on: what `String.prototype.trim`
 //! and `/\s/` count as whitespace, and whitespace collapsing.
 
-pub use crate::session::line::{is_js_space, js_trim as trim};
+pub use crate::session::js::{is_space, trim};
 
 /// `s.toLowerCase().replace(/\s+/g, " ").trim()`: lower case, every whitespace run one space.
 pub fn normalize_whitespace_lower(s: &str) -> String {
@@ -13,7 +13,7 @@ pub fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
     for c in s.chars() {
-        if is_js_space(c) {
+        if is_space(c) {
             pending_space = !out.is_empty();
         } else {
             if pending_space {

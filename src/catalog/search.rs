@@ -135,7 +135,7 @@ fn tokens(trimmed: &str) -> Vec<Token> {
         if c == '"' {
             flush(&mut buf, &mut tokens, in_quote);
             in_quote = !in_quote;
-        } else if !in_quote && js::is_js_space(c) {
+        } else if !in_quote && js::is_space(c) {
             flush(&mut buf, &mut tokens, false);
         } else {
             buf.push(c);
@@ -143,7 +143,7 @@ fn tokens(trimmed: &str) -> Vec<Token> {
     }
     if in_quote {
         return trimmed
-            .split(js::is_js_space)
+            .split(js::is_space)
             .filter(|t| !t.is_empty())
             .map(|t| Token::Fuzzy(t.to_string()))
             .collect();
@@ -571,7 +571,7 @@ impl PreparedToken {
     fn rest_follows(&self, lower: &str, mut at: usize) -> bool {
         for word in &self.rest_words {
             let rest = &lower[at..];
-            let run = rest.char_indices().find(|&(_, c)| !js::is_js_space(c)).map_or(rest.len(), |(i, _)| i);
+            let run = rest.char_indices().find(|&(_, c)| !js::is_space(c)).map_or(rest.len(), |(i, _)| i);
             if run == 0 || !rest[run..].starts_with(word.as_str()) {
                 return false;
             }
@@ -612,7 +612,7 @@ fn normalized_offset(s: &str, at: usize) -> usize {
     let mut offset = 0;
     let mut pending_space = false;
     for c in s[..at].chars() {
-        if js::is_js_space(c) {
+        if js::is_space(c) {
             pending_space = offset > 0;
         } else {
             offset += usize::from(pending_space) + c.len_utf8();
@@ -901,7 +901,7 @@ fn map_range(original: &str, at: usize, len: usize, collapse: bool) -> Range<usi
     let mut started = false;
     let mut buf = String::new();
     for (b, c) in original.char_indices() {
-        if collapse && js::is_js_space(c) {
+        if collapse && js::is_space(c) {
             pending_space = started;
             continue;
         }

@@ -348,10 +348,10 @@ impl LineArg {
 
     /// A string: `Number(text)` unless it is blank.
     pub fn of_text(text: &str) -> LineArg {
-        if super::line::js_trim(text).is_empty() {
+        if super::js::trim(text).is_empty() {
             LineArg::Invalid
         } else {
-            LineArg::of_number(super::loose::js_string_to_number(text))
+            LineArg::of_number(super::js::string_to_number(text))
         }
     }
 }

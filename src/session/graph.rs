@@ -15,7 +15,7 @@ use indexmap::IndexMap;
 
 use super::entry::{Entry, Kind};
 use super::ids::IdIndex;
-use super::line::js_trim;
+use super::js;
 
 /// Index of an entry in [`crate::session::parse::ParsedFile::entries`].
 pub type Ix = u32;
@@ -298,7 +298,7 @@ fn labels_and_name(entries: &[Entry]) -> (IndexMap<String, Label>, Option<String
                 labels.shift_remove(target_id);
             }
             Kind::SessionInfo { name: n } => {
-                name = n.as_deref().map(js_trim).filter(|n| !n.is_empty()).map(str::to_string);
+                name = n.as_deref().map(js::trim).filter(|n| !n.is_empty()).map(str::to_string);
             }
             _ => {}
         }

@@ -1,12 +1,51 @@
 //! The JavaScript value rules that pi's text depends on, for the values `JSON.parse` gives:
-//! `Number.prototype.toString`, `String(value)`, `JSON.stringify`, and string lengths and slices
-//! counted in UTF-16 code units.
+//! `Number.prototype.toString`, `Number(text)`, `String(value)`, `JSON.stringify`, what `trim()`
+//! and `\s` count as white space, and string lengths and slices counted in UTF-16 code units.
 
 use std::borrow::Cow;
 use std::io;
 
 use serde::Serialize;
 use serde_json::Value;
+
+/// JavaScript's `WhiteSpace` and `LineTerminator` set (what `trim()` strips and `\s` matches). It
+/// differs from Rust's `char::is_whitespace` in two places: U+FEFF is JS whitespace, U+0085 is not.
+pub fn is_space(c: char) -> bool {
+    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
+}
+
+/// `String.prototype.trim()`, which pi applies to session names.
+pub fn trim(s: &str) -> &str {
+    s.trim_matches(is_space)
+}
+
+/// JavaScript's `Number(text)`: surrounding white space ignored, empty is 0, decimal literals with
+/// an optional sign and exponent, `Infinity`, and unsigned `0x` / `0o` / `0b` integers; anything
+/// else is NaN.
+pub fn string_to_number(text: &str) -> f64 {
+    let t = trim(text);
+    if t.is_empty() {
+        return 0.0;
+    }
+    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
+        if let Some(digits) =
+            t.get(..2).filter(|p| p.eq_ignore_ascii_case(prefix)).and(t.get(2..)).filter(|d| !d.is_empty())
+        {
+            return digits
+                .chars()
+                .try_fold(0.0, |n, c| c.to_digit(radix).map(|d| n * f64::from(radix) + f64::from(d)))
+                .unwrap_or(f64::NAN);
+        }
+    }
+    let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
+    if unsigned == "Infinity" {
+        return if t.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY };
+    }
+    // Rust also reads `inf` and `NaN`, which JavaScript does not.
+    let decimal =
+        unsigned.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    if decimal { t.parse().unwrap_or(f64::NAN) } else { f64::NAN }
+}
 
 /// A number as JavaScript prints it (ECMA-262 `Number::toString`): `3` rather than `3.0`, `1e-7`,
 /// `1e+21`, `0` for `-0`, `NaN`, `Infinity`.

@@ -157,17 +157,6 @@ fn clamp_huge_numbers(text: &str) -> String {
     out
 }
 
-/// JavaScript's `WhiteSpace` and `LineTerminator` set (what `trim()` strips and `\s` matches). It
-/// differs from Rust's `char::is_whitespace` in two places: U+FEFF is JS whitespace, U+0085 is not.
-pub fn is_js_space(c: char) -> bool {
-    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
-}
-
-/// `String.prototype.trim()`, which pi applies to session names.
-pub fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
-}
-
 /// JavaScript's falsiness, for the values `JSON.parse` can produce.
 pub fn is_falsy(v: &serde_json::Value) -> bool {
     match v {

@@ -62,7 +62,7 @@ impl<'de> Deserialize<'de> for JsNumber {
                 Ok(JsNumber(Some(v as f64)))
             }
             fn visit_str<E>(self, v: &str) -> Result<JsNumber, E> {
-                Ok(JsNumber(Some(js_string_to_number(v))))
+                Ok(JsNumber(Some(super::js::string_to_number(v))))
             }
             fn visit_bool<E>(self, v: bool) -> Result<JsNumber, E> {
                 Ok(JsNumber(Some(if v { 1.0 } else { 0.0 })))
@@ -84,34 +84,6 @@ impl<'de> Deserialize<'de> for JsNumber {
         }
         d.deserialize_any(V)
     }
-}
-
-/// JavaScript's `Number(text)`: surrounding white space ignored, empty is 0, decimal literals with
-/// an optional sign and exponent, `Infinity`, and unsigned `0x` / `0o` / `0b` integers; anything
-/// else is NaN.
-pub(crate) fn js_string_to_number(text: &str) -> f64 {
-    let t = super::line::js_trim(text);
-    if t.is_empty() {
-        return 0.0;
-    }
-    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
-        if let Some(digits) =
-            t.get(..2).filter(|p| p.eq_ignore_ascii_case(prefix)).and(t.get(2..)).filter(|d| !d.is_empty())
-        {
-            return digits
-                .chars()
-                .try_fold(0.0, |n, c| c.to_digit(radix).map(|d| n * f64::from(radix) + f64::from(d)))
-                .unwrap_or(f64::NAN);
-        }
-    }
-    let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
-    if unsigned == "Infinity" {
-        return if t.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY };
-    }
-    // Rust also reads `inf` and `NaN`, which JavaScript does not.
-    let decimal =
-        unsigned.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
-    if decimal { t.parse().unwrap_or(f64::NAN) } else { f64::NAN }
 }
 
 pub(crate) fn loose_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {

@@ -12,8 +12,7 @@ use std::borrow::Cow;
 
 use super::entry::{Entry, Kind, LineArg, Message, ToolCall};
 use super::graph::Ix;
-use super::js::{format_number, utf16_head, utf16_len};
-use super::line::js_trim;
+use super::js::{self, format_number, utf16_head, utf16_len};
 use crate::display::sanitize;
 
 /// How many characters of a message text a row shows (pi cuts at 200 UTF-16 units).
@@ -234,7 +233,7 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
             let raw = args.command.as_deref().unwrap_or("");
             let cmd = raw.replace(['\n', '\t'], " ");
             let more = if utf16_len(raw) > 50 { "..." } else { "" };
-            format!("[bash: {}{more}]", utf16_head(js_trim(&cmd), 50))
+            format!("[bash: {}{more}]", utf16_head(js::trim(&cmd), 50))
         }
         "grep" => format!("[grep: /{pattern}/ in {}]", shown(args.path.as_ref(), ".")),
         "find" => format!("[find: {pattern} in {}]", shown(args.path.as_ref(), ".")),
