@@ -132,7 +132,14 @@ fn corpus(root: &Path) -> Vec<(PathBuf, String, SystemTime)> {
                     &id,
                     prev.as_deref(),
                     &ts,
-                    json!({"role": "user", "content": [{"type": "text", "text": "look"}, {"type": "image", "data": "AAAA".repeat(500), "mimeType": "image/png"}]}),
+                    json!({"role": "user", "content": [
+                        {"type": "text", "text": "look"},
+                        {"type": "image", "data": "AAAA".repeat(500), "mimeType": "image/png"},
+                        // Not strings: joined as JavaScript writes them.
+                        {"type": "text", "text": 5}, {"type": "text", "text": [1, null, "b", 2.50]},
+                        {"type": "text", "text": {"k": 1}}, {"type": "text", "text": true},
+                        {"type": "text"}, {"type": "text", "text": null}
+                    ]}),
                 ),
                 4 => {
                     json!({"type": "session_info", "id": id, "parentId": prev, "timestamp": ts, "name": if t % 3 == 0 { "  ".to_string() } else { format!("  Name {i}\u{1b}[1m  ") }})

@@ -30,6 +30,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::session::entry::Usage;
+use crate::session::js::js_string;
 use crate::session::line::{
     format_number, has_lone_surrogate_escape, is_falsy, is_number_out_of_range, lossy, trim_ascii,
     value_as_javascript_reads_it,
@@ -455,8 +456,8 @@ impl RawMessage<'_> {
     }
 }
 
-/// Message content: a string, or the texts of its `text` blocks (a block's non-string `text`
-/// reads as empty, as `undefined` joins in JavaScript); any other value has no text.
+/// Message content: a string, or the texts of its `text` blocks (a block's `text` as
+/// `Array.prototype.join` writes it); any other value has no text.
 enum Content<'a> {
     Text(Cow<'a, str>),
     Blocks(Vec<Cow<'a, str>>),
@@ -478,7 +479,55 @@ struct Block<'a> {
     #[serde(rename = "type", default, borrow)]
     ty: Loose<'a>,
     #[serde(default, borrow)]
-    text: Loose<'a>,
+    text: JoinedText<'a>,
+}
+
+/// A value as `Array.prototype.join` writes it: `null` (and a missing value) as nothing, a string
+/// as it is, anything else as `String(value)` (`5`, `true`, `1,,b`, `[object Object]`).
+#[derive(Default)]
+struct JoinedText<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for JoinedText<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = JoinedText<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(JoinedText(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(JoinedText(Cow::Owned(v.to_string())))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(JoinedText::default())
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(JoinedText(Cow::Borrowed(if v { "true" } else { "false" })))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(JoinedText(Cow::Owned(format_number(v))))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(JoinedText(Cow::Owned(format_number(v as f64))))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(JoinedText(Cow::Owned(format_number(v as f64))))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                let value =
+                    serde_json::Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(JoinedText(Cow::Owned(js_string(&value).into_owned())))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                serde::de::value::MapAccessDeserializer::new(map).deserialize_ignored_any(IgnoredAny)?;
+                Ok(JoinedText(Cow::Borrowed("[object Object]")))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A timestamp: `new Date(x)` takes a string or a number.
@@ -527,7 +576,7 @@ impl<'de> ReadSeq<'de> for TextBlocks<'de> {
         let mut texts = Vec::new();
         while let Some(block) = seq.next_element::<Obj<Block>>()? {
             if let Some(block) = block.0.filter(|b| b.ty.0.as_deref() == Some("text")) {
-                texts.push(block.text.0.unwrap_or_default());
+                texts.push(block.text.0);
             }
         }
         Ok(TextBlocks(texts))
@@ -634,6 +683,16 @@ mod tests {
             let m = o.fields.as_ref().unwrap().message().unwrap();
             assert_eq!(m.text(), "a bé ");
             assert_eq!(m.timestamp_ms(), Some(5.0));
+        });
+    }
+
+    #[test]
+    fn a_text_that_is_not_a_string_joins_as_javascript_writes_it() {
+        let line = r#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":5},{"type":"text","text":[1,null,"b",2.50,[true]]},{"type":"text","text":{"k":[1]}},{"type":"text","text":false},{"type":"text","text":null},{"type":"text","text":1e21}]}}"#;
+        with_line(line.as_bytes(), |p| {
+            let Parsed::Object(o) = p else { panic!() };
+            let m = o.fields.as_ref().unwrap().message().unwrap();
+            assert_eq!(m.text(), "5 1,,b,2.5,true [object Object] false  1e+21");
         });
     }
 
