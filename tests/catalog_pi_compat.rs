@@ -183,7 +183,10 @@ fn corpus(root: &Path) -> Vec<(PathBuf, String, SystemTime)> {
             6 => text = text.replace('\n', "\r\n"),
             _ => {}
         }
-        let mtime = SystemTime::UNIX_EPOCH + Duration::from_secs(1_740_000_000 + u64::from(i) * 97);
+        // Nanoseconds that Node's `mtimeMs` (a double) reads as just past half a millisecond.
+        let mtime = SystemTime::UNIX_EPOCH
+            + Duration::from_secs(1_740_000_000 + u64::from(i) * 97)
+            + Duration::from_nanos(678_499_999);
         parents.push(rel.clone());
         files.push((rel, text, mtime));
     }

@@ -128,11 +128,21 @@ impl FileMeta {
         FileMeta { len: meta.len(), mtime_ns, dev, ino }
     }
 
-    /// The modification time in whole milliseconds, rounded as Node rounds `stats.mtime`
-    /// (`Math.round`: halves up), which pi shows when a session has no other time.
+    /// The modification time in whole milliseconds as pi shows it when a session has no other
+    /// time: Node's `stats.mtime`, [`js_mtime_ms`] through `Math.round` (halves up).
     pub fn mtime_ms(&self) -> i64 {
-        self.mtime_ns.saturating_add(500_000).div_euclid(1_000_000)
+        let ms = js_mtime_ms(self.mtime_ns);
+        let whole = ms.floor();
+        (if ms - whole >= 0.5 { whole + 1.0 } else { whole }) as i64
     }
+}
+
+/// Node's `stats.mtimeMs` of a modification time in nanoseconds since the epoch: seconds × 1000
+/// plus nanoseconds / 10⁶, in doubles (so times less than ~250 ns apart can be equal, and a
+/// time just under half a millisecond can round up).
+pub fn js_mtime_ms(mtime_ns: i64) -> f64 {
+    let (secs, nanos) = (mtime_ns.div_euclid(1_000_000_000), mtime_ns.rem_euclid(1_000_000_000));
+    secs as f64 * 1e3 + nanos as f64 / 1e6
 }
 
 #[cfg(unix)]
@@ -384,7 +394,10 @@ mod tests {
         let ms = |mtime_ns| FileMeta { len: 0, mtime_ns, dev: 0, ino: 0 }.mtime_ms();
         assert_eq!(ms(1_704_164_645_678_900_000), 1_704_164_645_679);
         assert_eq!(ms(1_704_164_645_678_500_000), 1_704_164_645_679);
-        assert_eq!(ms(1_704_164_645_678_499_999), 1_704_164_645_678);
+        // In doubles 1704164645678.499999 is 1704164645678.5 (what Node's `stat` gives for it).
+        assert_eq!(ms(1_704_164_645_678_499_999), 1_704_164_645_679);
+        assert_eq!(ms(1_704_164_645_678_499_000), 1_704_164_645_678);
+        assert_eq!(ms(1_000_499_999), 1_000);
         assert_eq!(ms(-500_000), 0);
         assert_eq!(ms(-500_001), -1);
     }

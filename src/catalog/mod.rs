@@ -649,8 +649,8 @@ pub enum TieBreak {
     /// One folder (`SessionManager.list`, and `listAll` of a `--session-dir` folder): pi reads the
     /// files by name, descending, and its sort by `modified` is stable.
     Name,
-    /// Every folder of `<agent dir>/sessions` (`listAll`): pi reads the files by mtime (to the
-    /// sub-millisecond), newest first, then by file name, descending.
+    /// Every folder of `<agent dir>/sessions` (`listAll`): pi reads the files by `mtimeMs` (a
+    /// double, to about 250 ns), newest first, then by file name, descending.
     #[default]
     Mtime,
 }
@@ -669,7 +669,7 @@ impl TieBreak {
     /// on whether the index answered. pi compares names with `localeCompare`; pitree by bytes.
     pub fn cmp(self, a: &SessionSummary, b: &SessionSummary) -> std::cmp::Ordering {
         let by_mtime = || match self {
-            TieBreak::Mtime => b.mtime_ns.cmp(&a.mtime_ns),
+            TieBreak::Mtime => locate::js_mtime_ms(b.mtime_ns).total_cmp(&locate::js_mtime_ms(a.mtime_ns)),
             TieBreak::Name => std::cmp::Ordering::Equal,
         };
         b.modified_ms
@@ -829,6 +829,19 @@ mod tests {
         let mut sessions = vec![at("b", 1_000_000_100), at("a", 1_000_000_200)];
         sort_recent(&mut sessions, TieBreak::Mtime);
         assert_eq!(sessions[0].path, Path::new("/s/a.jsonl"));
+    }
+
+    #[test]
+    fn mtimes_that_node_reads_as_the_same_double_are_a_tie() {
+        let at = |name: &str, mtime_ns| SessionSummary {
+            path: PathBuf::from(format!("/s/{name}.jsonl")),
+            mtime_ns,
+            ..SessionSummary::default()
+        };
+        let t = 1_751_371_200_000_000_000;
+        let mut sessions = vec![at("a", t + 2), at("b", t + 1)];
+        sort_recent(&mut sessions, TieBreak::Mtime);
+        assert_eq!(sessions[0].path, Path::new("/s/b.jsonl"), "equal mtimeMs, so by name descending");
     }
 
     #[test]
