@@ -89,8 +89,35 @@ fn corpus(root: &Path) -> Vec<(PathBuf, String, SystemTime)> {
                 Some(&start),
                 parent.as_deref().map(|p| root.join(p)).as_deref(),
             ))),
-            4 => text.push_str(&line(header(json!(format!("s{i}")), cwd, None, None))),
-            5 => text.push_str(&line(header(json!(format!("s{i}")), cwd, Some("not a date"), None))),
+            4 => {
+                // No timestamp, or one that is not text: `created` is what `new Date` makes of it,
+                // `modified` never falls back on it.
+                let mut h = header(json!(format!("s{i}")), cwd, None, None);
+                match i / 12 {
+                    0 => {}
+                    1 => h["timestamp"] = Value::Null,
+                    2 => h["timestamp"] = json!(1_751_371_200_123.7),
+                    3 => h["timestamp"] = json!(true),
+                    _ => h["timestamp"] = json!(9e15),
+                }
+                text.push_str(&line(h))
+            }
+            5 => {
+                // Times JavaScript reads its own way: leap seconds are invalid, days roll over, the
+                // short and extended forms, the end of a day, no offset as local time.
+                let odd = [
+                    "not a date",
+                    "2016-12-31T23:59:60Z",
+                    "2025-02-30T00:00:00Z",
+                    "+002025-07-01T12:00:00.000Z",
+                    "2025-07",
+                    "2025-07-01T24:00:00Z",
+                    "2025-07-01T12:00:00",
+                    "2025-07-01 12:00:00.123456+0200",
+                ];
+                let ts = odd[(i as usize / 12 + i as usize) % odd.len()];
+                text.push_str(&line(header(json!(format!("s{i}")), cwd, Some(ts), None)))
+            }
             _ => text.push_str(&line(header(
                 json!(format!("s{i}")),
                 cwd,
@@ -181,6 +208,14 @@ fn corpus(root: &Path) -> Vec<(PathBuf, String, SystemTime)> {
                 "{\"type\":\"message\",\"id\":\"cut\",\"message\":{\"role\":\"user\",\"content\":\"tor",
             ),
             6 => text = text.replace('\n', "\r\n"),
+            // White space JSON does not allow around a line, a BOM after the first line: malformed
+            // for JSON.parse, so these messages are not counted; a line trim() empties is blank.
+            7 => {
+                let user = msg("ws", None, &iso(base, 30), json!({"role": "user", "content": "hidden"}));
+                text.push_str(&format!(
+                    "\u{c}{user}\n\u{feff}{user}\n{user}\u{b}\n \u{a0}\u{3000}\n\t{user} \n"
+                ));
+            }
             _ => {}
         }
         // Nanoseconds that Node's `mtimeMs` (a double) reads as just past half a millisecond.

@@ -335,7 +335,7 @@ fn reference(path: &Path) -> SessionSummary {
         cwd: parsed.header.cwd.clone(),
         parent_session_path: parsed.header.parent_session.clone(),
         created: parsed.header.timestamp.clone(),
-        created_ms: parsed.header.timestamp.as_deref().and_then(pitree::session::line::parse_time_ms),
+        created_ms: parsed.header.timestamp.as_deref().and_then(pitree::session::date::parse_ms),
         file_len: meta.len,
         mtime_ns: meta.mtime_ns,
         unreadable_lines: parsed.damage.len() as u32,

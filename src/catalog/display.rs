@@ -51,10 +51,9 @@ pub fn format_age(modified_ms: i64, now_ms: i64) -> String {
     }
 }
 
-/// `Date.prototype.toISOString`: `2025-06-01T10:00:00.000Z`; `None` outside chrono's range.
+/// `Date.prototype.toISOString`: `2025-06-01T10:00:00.000Z`; `None` outside the range of a `Date`.
 pub fn iso_ms(ms: i64) -> Option<String> {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+    crate::session::date::iso_string(ms)
 }
 
 /// `path` with a leading `home` written as `~`.

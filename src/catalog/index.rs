@@ -66,7 +66,7 @@ use super::scan::{FileScan, HeaderInfo, IdSet, Resume, ScanState, WINDOW};
 const MAGIC: &[u8; 8] = b"PITREEIX";
 const TEXTS_MAGIC: &[u8; 8] = b"PITREETX";
 /// Bumped whenever the layout or the meaning of a field changes.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 const HEADER_LEN: usize = 64;
 /// The texts file's magic and id.
 const TEXTS_HEADER_LEN: u64 = 16;
@@ -1069,6 +1069,8 @@ impl Writer {
             self.u8(u8::from(h.id_is_string));
             self.u32(h.version);
             self.opt_str(h.timestamp.as_deref());
+            self.u8(u8::from(h.created_ms.is_some()));
+            self.u64(h.created_ms.unwrap_or(0) as u64);
             self.bytes(h.cwd.as_bytes());
             self.opt_str(h.parent_session.as_deref());
         }
@@ -1193,6 +1195,11 @@ impl<'a> Reader<'a> {
                 id_is_string: self.flag()?,
                 version: self.u32()?,
                 timestamp: self.opt_string()?,
+                created_ms: {
+                    let some = self.flag()?;
+                    let ms = self.u64()? as i64;
+                    some.then_some(ms)
+                },
                 cwd: self.string()?,
                 parent_session: self.opt_string()?,
             })
@@ -1256,6 +1263,7 @@ mod tests {
                 id_is_string: true,
                 version: 3,
                 timestamp: Some("2025-01-01T00:00:00.000Z".into()),
+                created_ms: Some(1_735_689_600_000),
                 cwd: "/p".into(),
                 parent_session: None,
             }),

@@ -21,18 +21,20 @@
 //! Either way the whole line is validated as JSON: what the skim leaves out it has checked, and
 //! the copy is JSON exactly when the line is.
 //!
-//! Both tiers accept what pitree's session reader accepts: a BOM, CR before the `\n`, invalid UTF-8
-//! (decoded lossily) and lone UTF-16 surrogate escapes (read as U+FFFD).
+//! Both tiers accept what pitree's session reader accepts: JSON white space around the value (CR
+//! before the `\n` included), invalid UTF-8 (decoded lossily) and lone UTF-16 surrogate escapes
+//! (read as U+FFFD); a BOM at the start of the file is left out by the scan before.
 
 use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use crate::session::date;
 use crate::session::entry::Usage;
 use crate::session::js::js_string;
 use crate::session::line::{
-    format_number, has_lone_surrogate_escape, is_falsy, is_number_out_of_range, lossy, trim_ascii,
+    format_number, has_lone_surrogate_escape, is_falsy, is_number_out_of_range, json_text, lossy,
     value_as_javascript_reads_it,
 };
 use crate::session::loose::{JsNumber, Loose, LooseNum, Obj, RawUsage, ReadSeq, ScalarVisitor};
@@ -79,10 +81,9 @@ impl Id<'_> {
 /// Parse `line` (without its `\n`) and hand the result to `f`; the result borrows from the line or
 /// from a repaired copy that lives only during the call.
 pub fn with_line<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
-    let line = trim_ascii(line);
-    if line.is_empty() {
+    let Some(line) = json_text(line) else {
         return f(Parsed::Blank);
-    }
+    };
     let mut short = Vec::new();
     if let Some(sniffed) = sniff(line)
         && is_complete_json(skim::shorten(line, &mut short, Cut::Everything))
@@ -371,11 +372,11 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// The entry `timestamp` as milliseconds (`new Date(timestamp).getTime()`), when valid.
-    pub fn time_ms(&self) -> Option<f64> {
+    /// The `timestamp` as milliseconds (`new Date(timestamp).getTime()`), when valid.
+    pub fn time_ms(&self) -> Option<i64> {
         match &self.timestamp {
-            Time::Str(s) => crate::session::line::parse_time_ms(s).map(|ms| ms as f64),
-            Time::Num(n) => Some(*n),
+            Time::Str(s) => date::parse_ms(s),
+            Time::Num(n) => date::time_clip(*n),
             Time::None => None,
         }
     }
@@ -530,7 +531,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for JoinedText<'a> {
     }
 }
 
-/// A timestamp: `new Date(x)` takes a string or a number.
+/// A timestamp as `new Date(x)` reads it: a string is parsed, `null` and booleans are the numbers
+/// JavaScript makes of them (0, 0 and 1); arrays and objects read as no time.
 #[derive(Default)]
 enum Time<'a> {
     Str(Cow<'a, str>),
@@ -544,7 +546,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Time<'a> {
         Ok(match scalar(d)? {
             Scalar::Str(s) => Time::Str(s),
             Scalar::Num(n) => Time::Num(n),
-            _ => Time::None,
+            Scalar::Bool(b) => Time::Num(f64::from(u8::from(b))),
+            Scalar::Null => Time::Num(0.0),
+            Scalar::Seq(_) | Scalar::Other => Time::None,
         })
     }
 }
@@ -563,7 +567,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for IdField<'a> {
             Scalar::Str(s) => Id::Str(s),
             Scalar::Num(n) => Id::Other(format_number(n)),
             Scalar::Bool(b) => Id::Other(b.to_string()),
-            Scalar::Seq(_) | Scalar::Other => Id::Missing,
+            Scalar::Seq(_) | Scalar::Null | Scalar::Other => Id::Missing,
         }))
     }
 }
@@ -622,7 +626,13 @@ mod tests {
         assert_eq!(kind(r#"{"type":"label","id":"a","parentId":null,"#), "malformed");
         assert_eq!(kind("null"), "value falsy=true");
         assert_eq!(kind("42"), "value falsy=false");
-        assert_eq!(kind("\u{feff}{\"type\":\"session\",\"id\":7}"), "session id=- sniffed=false");
+        // A BOM is only ignored at the start of a file (by the scan); white space JSON does not
+        // allow around a value makes the line malformed, as in pi; a line JavaScript's trim()
+        // empties is blank.
+        assert_eq!(kind("\u{feff}{\"type\":\"session\",\"id\":7}"), "malformed");
+        assert_eq!(kind("\u{c}{\"type\":\"session\",\"id\":7}"), "malformed");
+        assert_eq!(kind(" \t{\"type\":\"session\",\"id\":7}\r "), "session id=- sniffed=false");
+        assert_eq!(kind("\u{feff}\u{c}\u{a0}\u{3000} \u{b}"), "blank");
     }
 
     #[test]

@@ -35,7 +35,9 @@ use std::hash::BuildHasherDefault;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
+use crate::session::date;
 use crate::session::entry::Usage;
+use crate::session::line::without_file_bom;
 
 use super::js;
 use super::lines::{Fields, Id, Object, Parsed, with_line};
@@ -55,6 +57,9 @@ pub struct HeaderInfo {
     pub version: u32,
     /// `timestamp` when it is a string.
     pub timestamp: Option<String>,
+    /// `new Date(timestamp).getTime()`, pi's `created`, when valid (a number or `null` is a time
+    /// too, which pi's `modified` does not fall back on).
+    pub created_ms: Option<i64>,
     /// `cwd` when it is a string, else empty.
     pub cwd: String,
     pub parent_session: Option<String>,
@@ -126,17 +131,17 @@ impl ScanState {
     }
 
     /// pi's `modified` before the mtime fallback: the activity time if above 0, else the header
-    /// time; `None` when neither is valid.
+    /// time when it is a string; `None` when neither is valid.
     pub fn modified_ms(&self) -> Option<i64> {
         match self.last_activity {
             Some(t) if t > 0.0 => Some(clip_time(t)),
-            _ => self.created_ms(),
+            _ => self.header.as_ref()?.timestamp.as_deref().and_then(date::parse_ms),
         }
     }
 
+    /// pi's `created`, `new Date(header.timestamp)`, when valid.
     pub fn created_ms(&self) -> Option<i64> {
-        let ts = self.header.as_ref()?.timestamp.as_deref()?;
-        crate::session::line::parse_time_ms(ts)
+        self.header.as_ref()?.created_ms
     }
 
     fn is_v1(&self) -> bool {
@@ -220,7 +225,7 @@ impl ScanState {
         if !matches!(role, Some("user" | "assistant")) || !m.has_content() {
             return;
         }
-        if let Some(t) = m.timestamp_ms().or_else(|| fields.time_ms()) {
+        if let Some(t) = m.timestamp_ms().or_else(|| fields.time_ms().map(|ms| ms as f64)) {
             self.last_activity = Some(self.last_activity.unwrap_or(0.0).max(t));
         }
         let text = m.text();
@@ -276,6 +281,7 @@ fn header(id: Id<'_>, fields: &Fields<'_>) -> HeaderInfo {
         id_is_string,
         version: crate::session::parse::migration_version(fields.version()),
         timestamp: fields.timestamp_str().map(str::to_string),
+        created_ms: fields.time_ms(),
         cwd: fields.cwd().unwrap_or("").to_string(),
         parent_session: fields.parent_session().map(str::to_string),
     }
@@ -406,7 +412,7 @@ impl Scanner {
             hi += n;
             while let Some(i) = memchr::memchr(b'\n', &self.buf[searched..hi]) {
                 let end = searched + i;
-                state.apply(&self.buf[lo..end], &mut pass);
+                state.apply(without_file_bom(&self.buf[lo..end], offset), &mut pass);
                 offset += (end + 1 - lo) as u64;
                 lo = end + 1;
                 searched = lo;
@@ -419,7 +425,7 @@ impl Scanner {
         let rest = &self.buf[lo..hi];
         let tail = (!rest.is_empty() && !state.rejected).then(|| {
             let mut with_tail = state.clone();
-            with_tail.apply(rest, &mut pass);
+            with_tail.apply(without_file_bom(rest, offset), &mut pass);
             with_tail
         });
         let len = offset + rest.len() as u64;

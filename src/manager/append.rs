@@ -135,8 +135,7 @@ impl SessionManager {
     ) -> Result<String> {
         let b = self.base();
         let system_message = self.current_system_message().map(|mut m| {
-            m.timestamp =
-                chrono::DateTime::parse_from_rfc3339(&b.timestamp).map_or(0, |t| t.timestamp_millis());
+            m.timestamp = crate::session::date::parse_ms(&b.timestamp).unwrap_or(0);
             m
         });
         self.append_entry(SessionEntry::Compaction(Box::new(CompactionEntry {

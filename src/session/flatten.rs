@@ -603,9 +603,8 @@ impl Rows {
         let entry = cx.session.entry(ix);
         let folded = cx.folded.contains(&ix);
         let label = cx.session.graph.label_of(&entry.id);
-        let label_time = label
-            .zip(cx.label_time)
-            .and_then(|(l, format)| super::line::parse_time_ms(&l.timestamp).map(format));
+        let label_time =
+            label.zip(cx.label_time).and_then(|(l, format)| super::date::parse_ms(&l.timestamp).map(format));
         RowParts {
             prefix: self.prefix(r, folded),
             fold_marker: self.fold_marker(r, folded),

@@ -51,10 +51,9 @@ pub struct HeaderLine {
 
 /// Parse one line (without its `\n`). `line_no` is 1-based, `start` the byte offset of the line.
 pub fn parse_line(bytes: &[u8], line_no: u32, start: u64) -> Line {
-    let trimmed = trim_ascii(bytes);
-    if trimmed.is_empty() {
+    let Some(trimmed) = json_text(without_file_bom(bytes, start)) else {
         return Line::Blank;
-    }
+    };
     let span = start..start + bytes.len() as u64;
     let mut shortened = Vec::new();
     let short = skim::shorten(trimmed, &mut shortened, skim::Cut::Heads(&HEAD_ONLY));
@@ -76,10 +75,23 @@ pub fn lossy(bytes: &[u8]) -> Cow<'_, str> {
     std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), Cow::Borrowed)
 }
 
-/// A line without a leading BOM and surrounding ASCII whitespace (CR included).
-pub fn trim_ascii(bytes: &[u8]) -> &[u8] {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    bytes.trim_ascii()
+/// A line as `JSON.parse` reads it, without the JSON white space around it (space, tab, CR, LF);
+/// `None` when it is blank to JavaScript's `trim()` (which pi skips), as a line of form feeds,
+/// no-break spaces or BOMs is. Other white space around a value makes the line malformed, as
+/// it does in pi.
+pub fn json_text(bytes: &[u8]) -> Option<&[u8]> {
+    let json = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let start = bytes.iter().position(|b| !json(b))?;
+    let end = bytes.iter().rposition(|b| !json(b))? + 1;
+    let text = &bytes[start..end];
+    let blank = text[0] != b'{' && lossy(text).chars().all(super::js::is_space);
+    (!blank).then_some(text)
+}
+
+/// The first line of a file without a leading BOM, which pitree ignores (pi's own listing
+/// drops such a file, its reader does not); `start` is the line's offset in the file.
+pub fn without_file_bom(line: &[u8], start: u64) -> &[u8] {
+    if start == 0 { line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line) } else { line }
 }
 
 /// The slow path for a line the fast struct rejected: lone surrogate escapes (which JSON.parse
@@ -259,7 +271,7 @@ fn build(raw: RawLine<'_>, line_no: u32, span: std::ops::Range<u64>) -> Line {
     }
     let id = raw.id.as_str().map(Text::from);
     let timestamp = Text::from(raw.timestamp.0.as_deref().unwrap_or(""));
-    let time_ms = parse_time_ms(&timestamp);
+    let time_ms = super::date::parse_ms(&timestamp);
     let kind = kind(ty, &raw);
     let parent_id = raw.parent_id.0.as_deref().map(Text::from);
     let entry =
@@ -279,11 +291,6 @@ fn header(raw: &RawLine<'_>) -> HeaderLine {
         cwd: raw.cwd.0.as_deref().map(str::to_string),
         parent_session: raw.parent_session.0.as_deref().map(str::to_string),
     }
-}
-
-/// Milliseconds since the epoch of an ISO-8601 timestamp.
-pub fn parse_time_ms(ts: &str) -> Option<i64> {
-    chrono::DateTime::parse_from_rfc3339(ts).ok().map(|t| t.timestamp_millis())
 }
 
 fn literal_head(v: &LooseLiteral<'_>) -> TextHead {

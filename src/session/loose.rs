@@ -99,6 +99,7 @@ pub(crate) enum Scalar<'a, S = ()> {
     Num(f64),
     Bool(bool),
     Seq(S),
+    Null,
     Other,
 }
 
@@ -154,10 +155,10 @@ impl<'de, S: ReadSeq<'de>> Visitor<'de> for ScalarVisitor<S> {
         Ok(Scalar::Bool(v))
     }
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Scalar::Other)
+        Ok(Scalar::Null)
     }
     fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(Scalar::Other)
+        Ok(Scalar::Null)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         S::read(seq).map(Scalar::Seq)

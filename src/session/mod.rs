@@ -3,6 +3,7 @@
 
 pub mod content;
 pub mod context;
+pub mod date;
 pub mod entry;
 pub mod flatten;
 pub mod graph;

@@ -273,8 +273,10 @@ pub enum LineClass {
     Object { ty: String, id: Option<String>, parent: Option<String> },
 }
 
+/// The reader's reading of `line` as a line after the first (a BOM is only left out at the start
+/// of a file).
 pub fn full_class(line: &[u8]) -> LineClass {
-    match parse_line(line, 1, 0) {
+    match parse_line(line, 2, 1) {
         Line::Blank => LineClass::Blank,
         Line::Malformed => LineClass::Malformed,
         Line::NotAnObject | Line::Falsy => LineClass::NotAnObject,
