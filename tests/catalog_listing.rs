@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use pitree::catalog::locate::{RootSource, SessionsRoot};
-use pitree::catalog::{Catalog, ScanReport, Scope, SessionSummary, display};
+use pitree::catalog::{Catalog, ScanReport, Scope, SessionSummary};
+use pitree::session::date;
 use pitree::session::entry::{Kind, Usage};
 use pitree::session::parse::ParsedFile;
 use serde_json::Value;
@@ -115,11 +116,11 @@ fn check_row(ours: &SessionSummary, pi: &Value, root: &Path, agent_layout: bool)
     });
     assert_eq!(parent.as_deref(), pi["parentSessionPath"].as_str(), "{ctx}: parentSessionPath");
     assert_eq!(
-        ours.created_ms.and_then(display::iso_ms).as_deref(),
+        ours.created_ms.and_then(date::iso_string).as_deref(),
         pi["created"].as_str(),
         "{ctx}: created"
     );
-    assert_eq!(display::iso_ms(ours.modified_ms).as_deref(), pi["modified"].as_str(), "{ctx}: modified");
+    assert_eq!(date::iso_string(ours.modified_ms).as_deref(), pi["modified"].as_str(), "{ctx}: modified");
     assert_eq!(u64::from(ours.message_count), pi["messageCount"].as_u64().unwrap(), "{ctx}: messageCount");
     assert_eq!(ours.first_message, pi_text(pi["firstMessage"].as_str().unwrap()), "{ctx}: firstMessage");
     let len16 = |s: &str| s.encode_utf16().count() as u64;

@@ -9,7 +9,8 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use pitree::catalog::locate::{RootSource, SessionsRoot, encode_cwd};
-use pitree::catalog::{Catalog, Scope, SessionSummary, display};
+use pitree::catalog::{Catalog, Scope, SessionSummary};
+use pitree::session::date;
 use serde_json::{Value, json};
 
 const COMPAT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/compat");
@@ -274,11 +275,11 @@ fn compare(ours: &SessionSummary, pi: &Value) {
     assert_eq!(ours.name.as_deref(), pi["name"].as_str(), "{ctx}: name");
     assert_eq!(ours.parent_session_path.as_deref(), pi["parentSessionPath"].as_str(), "{ctx}: parent");
     assert_eq!(
-        ours.created_ms.and_then(display::iso_ms).as_deref(),
+        ours.created_ms.and_then(date::iso_string).as_deref(),
         pi["created"].as_str(),
         "{ctx}: created"
     );
-    assert_eq!(display::iso_ms(ours.modified_ms).as_deref(), pi["modified"].as_str(), "{ctx}: modified");
+    assert_eq!(date::iso_string(ours.modified_ms).as_deref(), pi["modified"].as_str(), "{ctx}: modified");
     assert_eq!(u64::from(ours.message_count), pi["messageCount"].as_u64().unwrap(), "{ctx}: messageCount");
     assert_eq!(ours.first_message, pi["firstMessage"].as_str().unwrap(), "{ctx}: firstMessage");
     assert_eq!(ours.all_messages_text, pi["allMessagesText"].as_str().unwrap(), "{ctx}: allMessagesText");

@@ -51,11 +51,6 @@ pub fn format_age(modified_ms: i64, now_ms: i64) -> String {
     }
 }
 
-/// `Date.prototype.toISOString`: `2025-06-01T10:00:00.000Z`; `None` outside the range of a `Date`.
-pub fn iso_ms(ms: i64) -> Option<String> {
-    crate::session::date::iso_string(ms)
-}
-
 /// `path` with a leading `home` written as `~`.
 pub fn shorten_home(path: &str, home: Option<&Path>) -> String {
     let Some(home) = home.and_then(Path::to_str).filter(|h| !h.is_empty() && *h != "/") else {
@@ -98,7 +93,7 @@ mod tests {
 
     #[test]
     fn iso_and_home() {
-        assert_eq!(iso_ms(0).unwrap(), "1970-01-01T00:00:00.000Z");
+        assert_eq!(crate::session::date::iso_string(0).unwrap(), "1970-01-01T00:00:00.000Z");
         assert_eq!(shorten_home("/home/u/p", Some(Path::new("/home/u"))), "~/p");
         assert_eq!(shorten_home("/home/user2", Some(Path::new("/home/u"))), "/home/user2");
     }

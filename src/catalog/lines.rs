@@ -490,44 +490,25 @@ struct JoinedText<'a>(Cow<'a, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for JoinedText<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = JoinedText<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(JoinedText(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(JoinedText(Cow::Owned(v.to_string())))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(JoinedText::default())
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-                Ok(JoinedText(Cow::Borrowed(if v { "true" } else { "false" })))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-                Ok(JoinedText(Cow::Owned(format_number(v))))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-                Ok(JoinedText(Cow::Owned(format_number(v as f64))))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-                Ok(JoinedText(Cow::Owned(format_number(v as f64))))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                let value =
-                    serde_json::Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
-                Ok(JoinedText(Cow::Owned(js_string(&value).into_owned())))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                serde::de::value::MapAccessDeserializer::new(map).deserialize_ignored_any(IgnoredAny)?;
-                Ok(JoinedText(Cow::Borrowed("[object Object]")))
-            }
-        }
-        d.deserialize_any(V)
+        use crate::session::loose::Scalar as S;
+        Ok(JoinedText(match d.deserialize_any(ScalarVisitor::<ArrayText>::new())? {
+            S::Str(s) => s,
+            S::Num(n) => Cow::Owned(format_number(n)),
+            S::Bool(b) => Cow::Borrowed(if b { "true" } else { "false" }),
+            S::Seq(ArrayText(text)) => Cow::Owned(text),
+            S::Null => Cow::Borrowed(""),
+            S::Other => Cow::Borrowed("[object Object]"),
+        }))
+    }
+}
+
+/// An array as `String(array)` writes it (`1,,b`).
+struct ArrayText(String);
+
+impl<'de> ReadSeq<'de> for ArrayText {
+    fn read<A: SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
+        let value = serde_json::Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+        Ok(ArrayText(js_string(&value).into_owned()))
     }
 }
 

@@ -31,9 +31,10 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::{Result, WrapErr};
 use unicode_width::UnicodeWidthStr;
 
-use super::display::{display_title, format_age, iso_ms, sanitize, shorten_home};
+use super::display::{display_title, format_age, sanitize, shorten_home};
 use super::search::{Row, SortMode, parse_query, search_once};
 use super::{Catalog, Scope, SessionSummary, default_cache_dir, js, locate};
+use crate::session::date::iso_string;
 
 /// Longest title shown in the table, in terminal columns.
 const TITLE_COLUMNS: usize = 72;
@@ -163,8 +164,8 @@ fn write_row(out: &mut impl Write, s: &SessionSummary, depth: usize) -> io::Resu
     row.str("cwd", &s.cwd)?;
     row.opt_str("name", s.name.as_deref())?;
     row.opt_str("parentSessionPath", s.parent_session_path.as_deref())?;
-    row.opt_str("created", s.created_ms.and_then(iso_ms).as_deref())?;
-    row.opt_str("modified", iso_ms(s.modified_ms).as_deref())?;
+    row.opt_str("created", s.created_ms.and_then(iso_string).as_deref())?;
+    row.opt_str("modified", iso_string(s.modified_ms).as_deref())?;
     row.value("messageCount", s.message_count)?;
     row.str("firstMessage", &s.first_message)?;
     row.key("tokens")?;

@@ -23,18 +23,18 @@ pub fn parse_ms(text: &str) -> Option<i64> {
     let year = c.year()?;
     let month = if c.eat(b'-') { Some(c.number(2, 1, 12)?) } else { None };
     let day = if month.is_some() && c.eat(b'-') { c.number(2, 1, 31)? } else { 1 };
-    let date_ms = (days_from_civil(year, month.unwrap_or(1), 1) + day - 1) * DAY_MS;
+    let date_ms = days_from_civil(year, month.unwrap_or(1), day) * DAY_MS;
     let has_time = c.eat(b'T') || c.eat(b't') || c.eat(b' ');
     let time_ms = if has_time { c.time()? } else { 0 };
     let offset_ms = match c.peek() {
-        None if has_time => Some(local_offset_ms(date_ms + time_ms)?),
-        None => Some(0),
-        Some(_) => Some(c.offset()?),
+        None if has_time => local_offset_ms(date_ms + time_ms)?,
+        None => 0,
+        Some(_) => c.offset()?,
     };
     if !c.0.is_empty() {
         return None;
     }
-    let t = date_ms + time_ms - offset_ms?;
+    let t = date_ms + time_ms - offset_ms;
     (t.abs() <= MAX_TIME_MS).then_some(t)
 }
 
@@ -72,7 +72,8 @@ fn local_offset_ms(local_ms: i64) -> Option<i64> {
     Some(i64::from(offset.fix().local_minus_utc()) * 1000)
 }
 
-/// Days from 1970-01-01 to the first of `month` in `year` (proleptic Gregorian).
+/// Days from 1970-01-01 to `day` of `month` in `year` (proleptic Gregorian); a day past the end
+/// of the month runs on into the next, as JavaScript's `MakeDay` does.
 fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
     let era = y.div_euclid(400);
