@@ -141,6 +141,26 @@ pub fn rows(
             target: "≤ 2× the newline count".into(),
         },
         Row {
+            work: "Floor: read the same files and check every line is JSON, nothing else (in-process)".into(),
+            pitree: cell(&references.json_check, |c| {
+                format!(
+                    "{} · {} lines, {} not JSON",
+                    duration(c.timing.median()),
+                    thousands(c.lines),
+                    thousands(c.invalid)
+                )
+            }),
+            pitree_rss: "–".into(),
+            reference: cell(&references.newlines, |n| {
+                format!("newline count {}", duration(n.timing.median()))
+            }),
+            reference_rss: "–".into(),
+            judged: judge_pair(&references.json_check, &references.newlines, |c, n| {
+                Judged::info(format!("{:.2}× the newline count", ratio(c.timing.median(), n.timing.median())))
+            }),
+            target: "– (the part of the no-index listing that no design avoids)".into(),
+        },
+        Row {
             work: cold_work,
             pitree: cell(&lists.cold, listing_cell),
             pitree_rss: rss_cell(&lists.cold, |l| &l.timing),

@@ -4,6 +4,8 @@
 //!   reused per-thread buffer and its `\n`s are counted with `memchr`, in parallel over files with
 //!   rayon, exactly as a parallel scanner that parses nothing would. One untimed pass first pulls the
 //!   files into the page cache, so this and every later measurement read from memory.
+//! - [`json_check`]: the floor under a cold listing, the same reading with every line checked to be
+//!   JSON as the listing checks it (`JSON.parse` validity, which pi's `messageCount` depends on).
 //! - [`pi_list_all`] and [`pi_open`]: pi 1.6.0's own `SessionManager.listAll()` and `open()` +
 //!   `getTree()`, through `tests/compat/pi-bench.mjs` (needs `node` and `npm ci --prefix tests/compat`).
 //! - [`time_command`]: runs a command N times in a [`Sandbox`] and returns the median wall time, the
@@ -23,6 +25,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{Result, WrapErr, bail, eyre};
+use pitree::catalog::lines::is_json;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -96,12 +99,59 @@ fn count_all(files: &[PathBuf]) -> Result<(u64, u64)> {
 }
 
 fn count_file(path: &Path, buffer: &mut Vec<u8>) -> Result<(u64, u64)> {
+    read_whole(path, buffer)?;
+    let newlines = memchr::memchr_iter(b'\n', buffer).count() as u64;
+    Ok((newlines, buffer.len() as u64))
+}
+
+/// `path`'s bytes into `buffer`, which is reused from file to file.
+fn read_whole(path: &Path, buffer: &mut Vec<u8>) -> Result<()> {
     buffer.clear();
     File::open(path)
         .and_then(|mut file| file.read_to_end(buffer))
         .wrap_err_with(|| format!("reading {}", path.display()))?;
-    let newlines = memchr::memchr_iter(b'\n', buffer).count() as u64;
-    Ok((newlines, buffer.len() as u64))
+    Ok(())
+}
+
+/// The floor under a cold listing: every file read as [`newline_count`] reads it, and every line
+/// checked to be JSON as the listing checks it (`pitree::catalog::lines::is_json`), with nothing
+/// read from it, no summary and no index.
+pub struct JsonCheck {
+    pub timing: Timing,
+    pub lines: u64,
+    /// Lines that are not JSON (blank ones included).
+    pub invalid: u64,
+}
+
+/// Median of `runs` timed [`JsonCheck`] passes over `files`, after one untimed warm-up pass.
+pub fn json_check(files: &[PathBuf], runs: usize) -> Result<JsonCheck> {
+    let (mut lines, mut invalid) = check_all(files)?;
+    let mut timing = Timing::default();
+    for _ in 0..runs.max(1) {
+        let started = Instant::now();
+        (lines, invalid) = check_all(files)?;
+        timing.runs.push(started.elapsed());
+    }
+    Ok(JsonCheck { timing, lines, invalid })
+}
+
+fn check_all(files: &[PathBuf]) -> Result<(u64, u64)> {
+    files
+        .par_iter()
+        .map_init(Vec::new, |buffer, path| {
+            read_whole(path, buffer)?;
+            let (mut lines, mut invalid, mut start) = (0, 0, 0);
+            for end in memchr::memchr_iter(b'\n', buffer).chain([buffer.len()]) {
+                let line = &buffer[start..end];
+                start = end + 1;
+                if !line.is_empty() {
+                    lines += 1;
+                    invalid += u64::from(!is_json(line));
+                }
+            }
+            Ok((lines, invalid))
+        })
+        .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))
 }
 
 // ---------------------------------------------------------------------------------------------

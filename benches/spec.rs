@@ -36,6 +36,10 @@
 //! - **List, no index**: empty cache and data dirs before each run, against (a) a plain newline
 //!   count of the same files (read whole, `memchr`, parallel over files; target ≤ 2×) and (b) pi
 //!   1.6.0's `SessionManager.listAll()` (target ≥ 10× faster). Every stdout line must be a JSON object.
+//! - **Floor**: in-process, every file read as the newline count reads it and every line checked to
+//!   be JSON as the listing checks it (`catalog::lines::is_json`: pi's `messageCount` skips a line
+//!   `JSON.parse` rejects, so no line can go unchecked), with no summary, no index and no output.
+//!   For information: it shows how much of the ≤ 2× budget the validation alone takes.
 //! - **List again, nothing changed**: the same command with the index the cold runs left (≤ 5% of cold).
 //! - **List after one session grew by 1 MB**: before each run about 1 MB of pi turns is appended to the
 //!   newest session (put back afterwards). The bytes the process read (`rchar`) minus those of an
@@ -85,7 +89,7 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Report, Result, WrapErr, bail};
 
 use corpus::Corpus;
-use reference::{Newlines, PiTiming, Probe, Sandbox, Timing};
+use reference::{JsonCheck, Newlines, PiTiming, Probe, Sandbox, Timing};
 use table::{cell, duration, print_cells, print_table, size, thousands};
 
 const QUICK_SCALE: f64 = 0.05;
@@ -170,6 +174,7 @@ fn main() -> Result<()> {
 
 struct References {
     newlines: Result<Newlines>,
+    json_check: Result<JsonCheck>,
     big_newlines: Result<Newlines>,
     pi_list_all: Result<PiTiming>,
     pi_open: Result<PiTiming>,
@@ -180,11 +185,13 @@ fn measure_references(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Re
     eprintln!("newline count over {} files, {} runs", files.len(), config.runs);
     let newlines = reference::newline_count(&files, config.runs);
     let big_newlines = reference::newline_count(std::slice::from_ref(&corpus.big_session), config.runs);
+    eprintln!("JSON check of every line over {} files, {} runs", files.len(), config.runs);
+    let json_check = reference::json_check(&files, config.runs);
     eprintln!("pi 1.6.0 listAll, {} runs", config.slow_runs);
     let pi_list_all = reference::pi_list_all(&corpus.agent_dir, config.slow_runs, sandbox);
     eprintln!("pi 1.6.0 open + getTree of the big session, {} runs", config.slow_runs);
     let pi_open = reference::pi_open(&corpus.big_session, &corpus.big_agent_dir, config.slow_runs, sandbox);
-    Ok(References { newlines, big_newlines, pi_list_all, pi_open })
+    Ok(References { newlines, json_check, big_newlines, pi_list_all, pi_open })
 }
 
 /// The pitree binary with the sandbox environment and the catalog as `PI_CODING_AGENT_DIR`.

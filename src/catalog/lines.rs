@@ -98,6 +98,16 @@ pub fn with_line<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
     }
 }
 
+/// Whether `line` (without its `\n`) is one JSON value, checked the way [`with_line`] checks a
+/// line it reads nothing from: the skim over every string, then serde over what the skim leaves.
+/// This is the floor under the listing's cost, which the benchmark measures beside a newline
+/// count; a blank line is not JSON.
+pub fn is_json(line: &[u8]) -> bool {
+    let mut short = Vec::new();
+    json_text(line)
+        .is_some_and(|line| from_json::<IgnoredAny>(skim::shorten(line, &mut short, Cut::Everything)).is_ok())
+}
+
 /// The keys whose string values [`Fields`] reads, at any depth; long values of other keys are
 /// left out before serde reads a line.
 const READ_KEYS: [&str; 10] =
@@ -591,6 +601,26 @@ mod tests {
                 o.fields.is_none()
             ),
         })
+    }
+
+    /// The check alone accepts exactly the lines the listing does not count as malformed, long
+    /// strings (which the skim leaves out of serde's sight) included.
+    #[test]
+    fn is_json_checks_the_whole_line() {
+        let long = "x".repeat(5000);
+        let good = format!(r#"{{"type":"message","id":"a","message":{{"content":"{long}\n\u00e9"}}}}"#);
+        assert!(is_json(good.as_bytes()));
+        assert!(is_json(b" [1, 2.5e3, null] \r"));
+        for bad in [
+            good.replace("xxxx\\n", "xxxx\n"),
+            good.replace("xxxx\\n", "xxxx\\q"),
+            good.replace("\"a\"", "\"a\" \"b\""),
+            good[..good.len() - 1].to_string(),
+            "   ".to_string(),
+        ] {
+            assert!(!is_json(bad.as_bytes()), "{bad:.80}");
+            assert_eq!(kind(&bad) == "malformed", !bad.trim().is_empty(), "{bad:.80}");
+        }
     }
 
     #[test]
