@@ -81,14 +81,20 @@ pub fn session_files(agent_dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Median of `runs` timed newline counts over `files`, after one untimed warm-up pass.
 pub fn newline_count(files: &[PathBuf], runs: usize) -> Result<Newlines> {
-    let (mut newlines, mut bytes) = count_all(files)?;
+    let (timing, (newlines, bytes)) = timed_passes(runs, || count_all(files))?;
+    Ok(Newlines { timing, files: files.len(), newlines, bytes })
+}
+
+/// `pass` once untimed, then `runs` times timed; the timings and the last pass's result.
+fn timed_passes<T>(runs: usize, mut pass: impl FnMut() -> Result<T>) -> Result<(Timing, T)> {
+    let mut result = pass()?;
     let mut timing = Timing::default();
     for _ in 0..runs.max(1) {
         let started = Instant::now();
-        (newlines, bytes) = count_all(files)?;
+        result = pass()?;
         timing.runs.push(started.elapsed());
     }
-    Ok(Newlines { timing, files: files.len(), newlines, bytes })
+    Ok((timing, result))
 }
 
 fn count_all(files: &[PathBuf]) -> Result<(u64, u64)> {
@@ -125,13 +131,7 @@ pub struct JsonCheck {
 
 /// Median of `runs` timed [`JsonCheck`] passes over `files`, after one untimed warm-up pass.
 pub fn json_check(files: &[PathBuf], runs: usize) -> Result<JsonCheck> {
-    let (mut lines, mut invalid) = check_all(files)?;
-    let mut timing = Timing::default();
-    for _ in 0..runs.max(1) {
-        let started = Instant::now();
-        (lines, invalid) = check_all(files)?;
-        timing.runs.push(started.elapsed());
-    }
+    let (timing, (lines, invalid)) = timed_passes(runs, || check_all(files))?;
     Ok(JsonCheck { timing, lines, invalid })
 }
 
