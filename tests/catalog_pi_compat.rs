@@ -1,5 +1,5 @@
 //! pitree's listing equals the real pi 1.6.0 `SessionManager.listAll()` on a generated agent dir of
-//! ~60 varied sessions (tests/compat/pi-list.mjs): every field of pi's `SessionInfo`, full texts
+//! ~70 varied sessions (tests/compat/pi-list.mjs): every field of pi's `SessionInfo`, full texts
 //! included, and pi's order. Skipped, with a note, when node or tests/compat/node_modules is
 //! missing (`npm ci --prefix tests/compat`).
 
@@ -66,7 +66,7 @@ fn corpus(root: &Path) -> Vec<(PathBuf, String, SystemTime)> {
     let cwds = ["/home/u/alpha", "/home/u/beta", "/srv/c:odd dir", "/home/u/项目 ✨", "/a-b", "/a/b"];
     let mut files = Vec::new();
     let mut parents: Vec<PathBuf> = Vec::new();
-    for i in 0..60u32 {
+    for i in 0..72u32 {
         let cwd = cwds[i as usize % cwds.len()];
         let base = i * 37;
         let start = iso(base, 0);
@@ -91,14 +91,15 @@ fn corpus(root: &Path) -> Vec<(PathBuf, String, SystemTime)> {
                 parent.as_deref().map(|p| root.join(p)).as_deref(),
             ))),
             4 => {
-                // No timestamp, or one that is not text: `created` is what `new Date` makes of it,
-                // `modified` never falls back on it.
+                // No timestamp, or one that is not text: `created` is what `new Date` makes of it
+                // (an array is the text it joins to), `modified` never falls back on it.
                 let mut h = header(json!(format!("s{i}")), cwd, None, None);
                 match i / 12 {
                     0 => {}
                     1 => h["timestamp"] = Value::Null,
                     2 => h["timestamp"] = json!(1_751_371_200_123.7),
                     3 => h["timestamp"] = json!(true),
+                    4 => h["timestamp"] = json!(["2025-07-01T00:00:00Z"]),
                     _ => h["timestamp"] = json!(9e15),
                 }
                 text.push_str(&line(h))

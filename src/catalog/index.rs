@@ -66,7 +66,7 @@ use super::scan::{FileScan, HeaderInfo, IdSet, Resume, ScanState, WINDOW};
 const MAGIC: &[u8; 8] = b"PITREEIX";
 const TEXTS_MAGIC: &[u8; 8] = b"PITREETX";
 /// Bumped whenever the layout or the meaning of a field changes.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 const HEADER_LEN: usize = 64;
 /// The texts file's magic and id.
 const TEXTS_HEADER_LEN: u64 = 16;

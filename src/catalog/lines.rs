@@ -532,14 +532,18 @@ enum Time<'a> {
     None,
 }
 
+/// As `new Date(value)` reads it: a number (`true` 1, `null` 0), or text; an array becomes the text
+/// `Array.prototype.join` writes (`["2025-07-01"]` is that date), an object `[object Object]`.
 impl<'de: 'a, 'a> Deserialize<'de> for Time<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(match scalar(d)? {
-            Scalar::Str(s) => Time::Str(s),
-            Scalar::Num(n) => Time::Num(n),
-            Scalar::Bool(b) => Time::Num(f64::from(u8::from(b))),
-            Scalar::Null => Time::Num(0.0),
-            Scalar::Seq(_) | Scalar::Other => Time::None,
+        use crate::session::loose::Scalar as S;
+        Ok(match d.deserialize_any(ScalarVisitor::<ArrayText>::new())? {
+            S::Str(s) => Time::Str(s),
+            S::Num(n) => Time::Num(n),
+            S::Bool(b) => Time::Num(f64::from(u8::from(b))),
+            S::Null => Time::Num(0.0),
+            S::Seq(ArrayText(text)) => Time::Str(Cow::Owned(text)),
+            S::Other => Time::None,
         })
     }
 }

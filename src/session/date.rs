@@ -61,15 +61,20 @@ pub fn iso_string(ms: i64) -> Option<String> {
     Some(format!("{year}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z"))
 }
 
-/// The local time zone's offset (ms east of UTC) at a local wall-clock time; the earlier one
-/// when the clock is set back, and the one before the gap when it is set forward.
+/// The local time zone's offset (ms east of UTC) at a local wall-clock time, as ECMA-262's
+/// `UTC(t)` picks it: when the clock is set back (the time occurs twice), the offset of the
+/// earlier instant, which is the larger offset; when it is set forward (the time never occurs),
+/// the offset from before the change, here the one a day earlier.
 fn local_offset_ms(local_ms: i64) -> Option<i64> {
     let naive = chrono::DateTime::from_timestamp_millis(local_ms)?.naive_utc();
-    let offset = match Local.offset_from_local_datetime(&naive).earliest() {
-        Some(offset) => offset,
-        None => Local.offset_from_utc_datetime(&naive),
-    };
-    Some(i64::from(offset.fix().local_minus_utc()) * 1000)
+    let east = |offset: <Local as TimeZone>::Offset| i64::from(offset.fix().local_minus_utc()) * 1000;
+    Some(match Local.offset_from_local_datetime(&naive) {
+        chrono::LocalResult::Single(offset) => east(offset),
+        chrono::LocalResult::Ambiguous(a, b) => east(a).max(east(b)),
+        chrono::LocalResult::None => {
+            east(Local.offset_from_utc_datetime(&(naive - chrono::TimeDelta::days(1))))
+        }
+    })
 }
 
 /// Days from 1970-01-01 to `day` of `month` in `year` (proleptic Gregorian); a day past the end
