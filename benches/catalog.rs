@@ -158,7 +158,7 @@ pub fn rows(
             judged: judge_pair(&references.json_check, &references.newlines, |c, n| {
                 Judged::info(format!("{:.2}× the newline count", ratio(c.timing.median(), n.timing.median())))
             }),
-            target: "– (the part of the no-index listing that no design avoids)".into(),
+            target: "– (the check of every line that a listing equal to pi's cannot skip)".into(),
         },
         Row {
             work: cold_work,

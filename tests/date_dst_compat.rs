@@ -45,7 +45,9 @@ fn local_times_at_clock_changes_read_as_javascripts_date_reads_them() {
             std::fs::write(dir.join(format!("s{i}.jsonl")), header + "\n").unwrap();
         }
         let listed = ok(&sandbox.command(&["list", "--all", "--json"]).env("TZ", zone).output().unwrap());
-        for row in listed.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()) {
+        let rows: Vec<Value> = listed.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(rows.len(), texts.len(), "every session is listed in {zone}");
+        for row in rows {
             let i: usize = row["id"].as_str().unwrap()[1..].parse().unwrap();
             assert_eq!(row["created"].as_str(), Some(js[i].as_str()), "new Date({:?}) in {zone}", texts[i]);
         }
