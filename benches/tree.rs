@@ -80,6 +80,20 @@ pub fn session_rows(corpus: &Corpus, references: &References, tree: &Tree) -> Ve
             target: "≥ 10× faster than pi's open + getTree".into(),
         },
         Row {
+            work: "Outline of the big session (what the first frame is drawn from)".into(),
+            pitree: cell(tree, |m| duration(over_runs(m, |r| r.outlined))),
+            pitree_rss: "–".into(),
+            reference: cell(&references.pi_open, |pi| {
+                format!("pi open + getTree {}", duration(pi.timing.median()))
+            }),
+            reference_rss: "–".into(),
+            judged: judge_pair(tree, &references.pi_open, |m, pi| {
+                let r = ratio(pi.timing.median(), over_runs(m, |r| r.outlined));
+                Judged::info(format!("{r:.1}× faster"))
+            }),
+            target: "–".into(),
+        },
+        Row {
             work: "Parse + graph, peak memory".into(),
             pitree: cell(tree, rss_opened),
             pitree_rss: cell(tree, rss_opened),
@@ -119,6 +133,20 @@ pub fn view_rows(corpus: &Corpus, references: &References, tree: &Tree) -> Vec<R
             reference_rss: pi_rss(&references.pi_open),
             judged: judge_pair(tree, &references.pi_open, |m, pi| faster(first_frame(m), pi)),
             target: "≥ 10× faster than pi's open + getTree".into(),
+        },
+        Row {
+            work: "Launch to the first frame of the whole session (every key answered)".into(),
+            pitree: cell(tree, |m| duration(over_runs(m, |r| r.whole_frame))),
+            pitree_rss: cell(tree, |m| size(peak(m, |r| r.rss_opened))),
+            reference: cell(&references.pi_open, |pi| {
+                format!("pi open + getTree {}", duration(pi.timing.median()))
+            }),
+            reference_rss: pi_rss(&references.pi_open),
+            judged: judge_pair(tree, &references.pi_open, |m, pi| {
+                let r = ratio(pi.timing.median(), over_runs(m, |r| r.whole_frame));
+                Judged::info(format!("{r:.1}× faster"))
+            }),
+            target: "–".into(),
         },
         Row {
             work: "First drawn frame, peak memory".into(),

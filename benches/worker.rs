@@ -5,9 +5,11 @@
 //! stdout, which [`measure`] reads back after each run.
 //!
 //! Modes:
-//! - `open-tree FILE`: what `pitree FILE` does up to its first frame, on a 120×40 `TestBackend`:
-//!   [`Session::open`] (parse, then graph, timed apart), [`TreeView::open`], the full-text search job
-//!   started on a thread as the app starts it, and the first draw. Then, as a user would see them:
+//! - `open-tree FILE`: what `pitree FILE` does with a big session, on a 120×40 `TestBackend`:
+//!   [`Session::outline`], [`TreeView::preview`] and the first draw, while a thread parses the
+//!   whole file (parse, then graph, timed apart); then the view of the whole session, the full-text
+//!   search job started on a thread as the app starts it, and its first draw. Then, as a user
+//!   would see them:
 //!   the detail pane filled (its job run, applied, drawn), the search index arriving, and key presses
 //!   to the next frame: ↓, PgDn, each filter of the Ctrl+O cycle, and each character of a search
 //!   typed with the full index. After every timed key the detail job of the new selection is run
@@ -40,6 +42,7 @@ use pitree::tui::tree::{FilterMode, Report, TreeOptions, TreeView};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -66,12 +69,17 @@ const WORKER_TIMEOUT: Duration = Duration::from_secs(1800);
 #[derive(Serialize, serde::Deserialize)]
 pub struct TreeReport {
     pub entries: usize,
+    /// The outline read, its graph built ([`Session::outline`]).
+    pub outlined: Duration,
+    /// The whole parse and its graph (on a thread, from when the outline was read).
     pub parse: Duration,
     pub graph: Duration,
-    /// Since launch: the session is parsed and its graph built.
+    /// Since launch: the whole session is parsed and its graph built.
     pub opened: Duration,
-    /// Since launch: the first frame is drawn.
+    /// Since launch: the first frame, from the outline, is drawn.
     pub first_frame: Duration,
+    /// Since launch: the first frame of the whole session (which answers every key) is drawn.
+    pub whole_frame: Duration,
     /// Since launch: the frame with the detail pane filled is drawn.
     pub detail_frame: Duration,
     /// Since launch: the full-text search index has been built (on its thread).
@@ -237,22 +245,42 @@ impl Screen {
     }
 }
 
+/// As the app opens a big session: its outline read and drawn (the rows on screen read whole)
+/// while a thread parses the whole file, then the view of the whole session, which answers keys.
 fn open_tree(file: &Path, launched: Instant) -> Result<TreeReport> {
     let started = Instant::now();
-    let parsed =
-        parse_file(file).map_err(|e| eyre!("{e}")).wrap_err_with(|| format!("parsing {}", file.display()))?;
-    let parse = started.elapsed();
-    let session = Session::from_parsed(parsed);
-    let graph = started.elapsed() - parse;
+    let outline = Session::outline(file)
+        .map_err(|e| eyre!("{e}"))
+        .wrap_err_with(|| format!("outlining {}", file.display()))?;
+    let outlined = started.elapsed();
+    let whole = {
+        let file = file.to_path_buf();
+        thread::spawn(move || -> Result<(Session, Duration, Duration)> {
+            let started = Instant::now();
+            let parsed = parse_file(&file)
+                .map_err(|e| eyre!("{e}"))
+                .wrap_err_with(|| format!("parsing {}", file.display()))?;
+            let parse = started.elapsed();
+            let session = Session::from_parsed(parsed);
+            Ok((session, parse, started.elapsed() - parse))
+        })
+    };
+    let theme = Theme::dark();
+    let frame = TreeView::open(outline, TreeOptions::default())
+        .preview(Rect::new(0, 0, WIDTH, HEIGHT), &theme)
+        .wrap_err("drawing the outline")?;
+    let (first_frame, rss_first_frame) = (launched.elapsed(), self_peak_rss());
+    black_box(frame);
+    let (session, parse, graph) = whole.join().map_err(|_| eyre!("the parse panicked"))??;
     let (opened, rss_opened) = (launched.elapsed(), self_peak_rss());
     let entries = session.entries().len();
-    let mut view = TreeView::open(session, TreeOptions::default());
-    let job = view.search_job().ok_or_else(|| eyre!("the tree view handed out no search job"))?;
-    let search = thread::spawn(move || (job.run(), launched.elapsed()));
+    let view = TreeView::open(session, TreeOptions::default());
     let terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).wrap_err("creating the test terminal")?;
-    let mut screen = Screen { view, terminal, theme: Theme::dark() };
+    let mut screen = Screen { view, terminal, theme };
+    let job = screen.view.search_job().ok_or_else(|| eyre!("the tree view handed out no search job"))?;
+    let search = thread::spawn(move || (job.run(), launched.elapsed()));
     screen.draw()?;
-    let (first_frame, rss_first_frame) = (launched.elapsed(), self_peak_rss());
+    let whole_frame = launched.elapsed();
     screen.settle_detail()?;
     let detail_frame = launched.elapsed();
     let (index, search_ready) = search.join().map_err(|_| eyre!("the search job panicked"))?;
@@ -262,10 +290,12 @@ fn open_tree(file: &Path, launched: Instant) -> Result<TreeReport> {
     let keys = time_tree_keys(&mut screen)?;
     Ok(TreeReport {
         entries,
+        outlined,
         parse,
         graph,
         opened,
         first_frame,
+        whole_frame,
         detail_frame,
         search_ready,
         rss_opened,

@@ -779,6 +779,47 @@ fn the_tree_view_opens_from_enter_and_esc_comes_back_to_the_same_view() {
 }
 
 #[test]
+fn a_big_sessions_outline_is_shown_until_the_whole_session_arrives_and_answers_no_key_but_esc() {
+    let f = Fixtures::copy();
+    let mut h = Harness::new(false);
+    h.load(ScopeKind::Current, f.in_folder("/home/dev/alpha"));
+    h.type_text("Auth refactor");
+    h.code(KeyCode::Enter);
+    let Screen::Opening(path) = &h.app.screen else { panic!("not opening") };
+    let path = path.clone();
+    let outline = || pitree::session::Session::outline(&path).unwrap();
+    assert!(h.screen(120, 40).contains("Opening"), "nothing read yet: the picker says it is opening");
+
+    h.send(Event::TreeOutline { path: path.clone(), session: outline() });
+    let shown = h.screen(120, 40);
+    assert!(shown.contains("Session Tree") && shown.contains("Reading the whole session…"), "{shown}");
+    h.code(KeyCode::Down);
+    h.type_text("x");
+    assert!(matches!(h.app.screen, Screen::Opening(_)), "keys wait for the whole session");
+    assert_eq!(h.screen(120, 40), shown, "and change nothing on screen");
+    assert!(h.screen(100, 30).contains("Opening"), "a resized screen shows the picker until then");
+
+    h.send(Event::TreeOpened {
+        path: path.clone(),
+        result: Ok(pitree::session::Session::open(&path).unwrap()),
+    });
+    assert!(matches!(h.app.screen, Screen::Tree(_)));
+    let whole = h.screen(120, 40);
+    assert!(whole.contains("Session Tree") && !whole.contains("Reading the whole session"), "{whole}");
+
+    // Esc while the outline is shown goes back to the picker; a late outline is not shown.
+    h.code(KeyCode::Esc);
+    h.clear_effects();
+    h.type_text("x");
+    h.app.screen = Screen::Opening(path.clone());
+    h.send(Event::TreeOutline { path: path.clone(), session: outline() });
+    h.code(KeyCode::Esc);
+    assert!(matches!(h.app.screen, Screen::Picker));
+    h.send(Event::TreeOutline { path: path.clone(), session: outline() });
+    assert!(!h.screen(120, 40).contains("Session Tree"), "an outline that comes after Esc is dropped");
+}
+
+#[test]
 fn a_session_that_grew_since_its_view_was_closed_reopens_reading_only_what_was_appended() {
     let f = Fixtures::copy();
     let mut h = Harness::new(false);

@@ -12,6 +12,7 @@ pub mod js;
 pub mod line;
 mod literal;
 pub(crate) mod loose;
+pub mod outline;
 pub mod parse;
 pub(crate) mod skim;
 pub mod summary;
@@ -35,6 +36,34 @@ impl Session {
     /// Read and parse the session file at `path`.
     pub fn open(path: &Path) -> Result<Session, ParseError> {
         Ok(Session::from_parsed(parse::parse_file(path)?))
+    }
+
+    /// The outline of the session file at `path`: the whole tree, with each message read only as
+    /// far as the tree view's structure and filters need (no row text). A big session's first
+    /// frame is drawn from it, with the rows on screen filled in by [`Session::fill`], while the
+    /// file is parsed whole for everything else.
+    pub fn outline(path: &Path) -> Result<Session, ParseError> {
+        Ok(Session::from_parsed(parse::outline_file(path)?))
+    }
+
+    /// Read the entries `ixs` of an outline whole from the file, as [`Session::open`] reads them.
+    /// Their place in the tree does not change: an entry is replaced only by a line that reads as
+    /// the same id.
+    pub fn fill(&mut self, ixs: impl IntoIterator<Item = Ix>) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let file = content::open_regular(&self.file.path)?;
+        let mut bytes = Vec::new();
+        for ix in ixs {
+            let entry = &mut self.file.entries[ix as usize];
+            bytes.resize((entry.span.end - entry.span.start) as usize, 0);
+            file.read_exact_at(&mut bytes, entry.span.start)?;
+            if let line::Line::Entry(full) = line::parse_line(&bytes, entry.line, entry.span.start)
+                && full.id == entry.id
+            {
+                *entry = full;
+            }
+        }
+        Ok(())
     }
 
     /// The session as its file is now. A file that only grew (pi appended, or pitree wrote) has

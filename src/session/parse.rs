@@ -173,10 +173,23 @@ const BLOCK: usize = 1 << 20;
 
 /// Read and parse a session file (a regular file: anything else is an error, never a wait).
 pub fn parse_file(path: &Path) -> Result<ParsedFile, ParseError> {
+    read_file(path, parse_line)
+}
+
+/// The outline of a session file: [`parse_file`] with each `message` line read only as far as
+/// the tree needs ([`super::outline`]), for the first frame of a big session.
+pub fn outline_file(path: &Path) -> Result<ParsedFile, ParseError> {
+    read_file(path, super::outline::outline_line)
+}
+
+/// How one line is read: its bytes (without the `\n`), 1-based number and offset.
+type LineReader = fn(&[u8], u32, u64) -> Line;
+
+fn read_file(path: &Path, read: LineReader) -> Result<ParsedFile, ParseError> {
     let file = super::content::open_regular(path)?;
     let meta = file.metadata()?;
     let mut state = Builder::default();
-    read_lines(file, block_for(meta.len()), Position::default(), |lines| state.push_all(lines))?;
+    read_lines(file, block_for(meta.len()), Position::default(), read, |lines| state.push_all(lines))?;
     state.finish(path.to_path_buf(), meta.modified().ok())
 }
 
@@ -205,7 +218,7 @@ pub fn parse_appended(old: &ParsedFile) -> Result<Option<ParsedFile>, ParseError
         ..Builder::default()
     };
     let from = Position { offset: facts.len, line: facts.lines };
-    read_lines(file, block_for(len - facts.len), from, |lines| state.push_all(lines))?;
+    read_lines(file, block_for(len - facts.len), from, parse_line, |lines| state.push_all(lines))?;
     state.facts.first_line = facts.first_line.clone();
     state.finish(old.path.clone(), meta.modified().ok()).map(Some)
 }
@@ -225,7 +238,9 @@ fn still_starts_as_read(file: &std::fs::File, facts: &FileFacts) -> std::io::Res
 /// Parse a session held in memory (tests, the library's in-memory sessions).
 pub fn parse_bytes(bytes: &[u8], path: PathBuf) -> Result<ParsedFile, ParseError> {
     let mut state = Builder::default();
-    read_lines(bytes, block_for(bytes.len() as u64), Position::default(), |lines| state.push_all(lines))?;
+    read_lines(bytes, block_for(bytes.len() as u64), Position::default(), parse_line, |lines| {
+        state.push_all(lines)
+    })?;
     state.finish(path, None)
 }
 
@@ -250,12 +265,13 @@ struct Position {
 }
 
 /// Stream `reader` (the file from `from` on) in blocks of `block` bytes; hand each block's complete
-/// lines, parsed in parallel, to `sink`. A reader thread fetches the next block while the current
+/// lines, each read by `read` in parallel, to `sink`. A reader thread fetches the next block while the current
 /// one is parsed.
 fn read_lines<R: Read + Send>(
     reader: R,
     block: usize,
     from: Position,
+    read: LineReader,
     mut sink: impl FnMut(LineBatch),
 ) -> Result<(), ParseError> {
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
@@ -275,7 +291,7 @@ fn read_lines<R: Read + Send>(
             }
             facts.lines = line_no;
             let parsed: Vec<(u32, Line)> =
-                lines.par_iter().map(|l| (l.number, parse_line(l.bytes, l.number, l.start))).collect();
+                lines.par_iter().map(|l| (l.number, read(l.bytes, l.number, l.start))).collect();
             sink(LineBatch { lines: parsed, facts: None });
             if let Some(ends_with_newline) = chunk.end {
                 facts.len = chunk.offset + chunk.bytes.len() as u64;

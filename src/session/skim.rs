@@ -89,6 +89,36 @@ fn cuts(line: &[u8], cut: Cut<'_>) -> Option<Vec<Range<usize>>> {
     scan_line(line, cut, Masks::of, prefix_xor)
 }
 
+/// The end of the JSON string contents that `bytes` starts with: the position of the closing
+/// quote, with every escape checked (only JSON's, `\\u` with four hex digits) and no raw control
+/// character before it; `None` when the string is not valid or not closed.
+pub(crate) fn string_end(bytes: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if bytes.len() >= 32 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { x86::string_end(bytes) };
+    }
+    let mut at = 0;
+    loop {
+        match *bytes.get(at)? {
+            b'"' => return Some(at),
+            b'\\' => at += escape_len(bytes, at)?,
+            0..0x20 => return None,
+            _ => at += 1,
+        }
+    }
+}
+
+/// The length of the escape at `at` (a backslash) when it is one of JSON's.
+#[inline(always)]
+fn escape_len(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => bytes.get(at + 2..at + 6)?.iter().all(u8::is_ascii_hexdigit).then_some(6),
+        _ => None,
+    }
+}
+
 /// [`cuts`] with the given ways of classifying a block's bytes and of marking string insides.
 #[inline(always)]
 fn scan_line(
@@ -353,6 +383,40 @@ mod x86 {
         }
     }
 
+    /// [`super::string_end`], 32 bytes at a time: each block's quotes, backslashes and control
+    /// characters are found at once and taken in order, an escape's bytes (which may run into the
+    /// next block) stepped over.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn string_end(bytes: &[u8]) -> Option<usize> {
+        let below_space = _mm256_set1_epi8(0x1F);
+        let (quote, backslash) = (_mm256_set1_epi8(b'"' as i8), _mm256_set1_epi8(b'\\' as i8));
+        let mut base = 0;
+        // Bytes before this are inside an escape already checked.
+        let mut free = 0;
+        while base + 32 <= bytes.len() {
+            // SAFETY: the 32 bytes from `base` are in `bytes` (read unaligned).
+            let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(base).cast()) };
+            let control = _mm256_cmpeq_epi8(_mm256_max_epu8(v, below_space), below_space);
+            let ends = _mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash));
+            let mut stops = _mm256_movemask_epi8(_mm256_or_si256(ends, control)) as u32;
+            while stops != 0 {
+                let at = base + stops.trailing_zeros() as usize;
+                stops &= stops - 1;
+                if at < free {
+                    continue;
+                }
+                match bytes[at] {
+                    b'"' => return Some(at),
+                    b'\\' => free = at + super::escape_len(bytes, at)?,
+                    _ => return None,
+                }
+            }
+            base += 32;
+        }
+        let rest = base.max(free);
+        super::string_end(bytes.get(rest..)?).map(|end| rest + end)
+    }
+
     /// Multiplying by all ones without carries XORs every bit into all the bits above it.
     #[target_feature(enable = "pclmulqdq")]
     fn prefix_xor(x: u64) -> u64 {
@@ -539,6 +603,28 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn string_end_finds_the_closing_quote_as_a_byte_walk_does(
+            bytes in prop::collection::vec(prop::sample::select(b"ab\"\\\x00\x1f u0F/n\x80\xff".to_vec()), 0..200),
+            plain in 0usize..100,
+        ) {
+            let mut line = vec![b'x'; plain];
+            line.extend_from_slice(&bytes);
+            let mut at = 0;
+            let walked = loop {
+                match line.get(at) {
+                    Some(b'"') => break Some(at),
+                    Some(b'\\') => match escape_len(&line, at) {
+                        Some(n) => at += n,
+                        None => break None,
+                    },
+                    Some(0..0x20) | None => break None,
+                    Some(_) => at += 1,
+                }
+            };
+            prop_assert_eq!(string_end(&line), walked);
+        }
+
         #[test]
         fn a_shortened_line_holds_the_same_json_with_texts_cut(
             text in contents(1500),

@@ -108,14 +108,25 @@ impl ToolCalls {
 
     /// The call with this id.
     pub fn get<'a>(&self, entries: &'a [Entry], id: &str) -> Option<&'a ToolCall> {
+        self.find(entries, id).map(|(_, call)| call)
+    }
+
+    /// The entry that makes the call with this id.
+    pub fn owner(&self, entries: &[Entry], id: &str) -> Option<Ix> {
+        self.find(entries, id).map(|(ix, _)| ix)
+    }
+
+    fn find<'a>(&self, entries: &'a [Entry], id: &str) -> Option<(Ix, &'a ToolCall)> {
         let hash = ToolCall::hash_id(id);
         let same_hash =
             self.calls.partition_point(|c| c.0 < hash)..self.calls.partition_point(|c| c.0 <= hash);
         self.calls[same_hash]
             .iter()
             .rev()
-            .filter_map(|&(_, _, ix, n)| entries[ix as usize].message()?.tool_calls.get(n as usize))
-            .find(|call| call.id == id)
+            .filter_map(|&(_, _, ix, n)| {
+                Some((ix, entries[ix as usize].message()?.tool_calls.get(n as usize)?))
+            })
+            .find(|(_, call)| call.id == id)
     }
 }
 

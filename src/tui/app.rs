@@ -14,6 +14,7 @@ use color_eyre::eyre::{Result, eyre};
 use ratatui::Frame;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
+use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
@@ -37,6 +38,10 @@ use crate::store::trash::Trashed;
 
 /// Two clicks on the same row within this many milliseconds open it.
 const DOUBLE_CLICK_MS: i64 = 400;
+
+/// A session file at least this big is shown from its outline first when it opens
+/// ([`Session::outline`]): under it the whole parse is quick enough (~50 ms) to wait for.
+pub const OUTLINE_BYTES: u64 = 32 << 20;
 
 /// How long start-up warnings stay.
 const WARNING_MS: i64 = 8000;
@@ -84,6 +89,11 @@ pub enum Event {
     Restored {
         trashed: Trashed,
         result: Result<(), String>,
+    },
+    /// The outline of a big session being read for the tree view ([`Session::outline`]).
+    TreeOutline {
+        path: PathBuf,
+        session: Session,
     },
     /// A session was read for the tree view.
     TreeOpened {
@@ -165,6 +175,9 @@ pub struct App {
     last_tree: Option<Box<TreeView>>,
     /// The session the latest preview was built from: Enter on it opens the tree view at once.
     previewed: Option<Arc<Session>>,
+    /// While a big session opens: the frame of its outline ([`TreeView::preview`]), shown
+    /// instead of the picker while the screen keeps its size.
+    outline: Option<Buffer>,
     pub help: Option<Help>,
     pub theme: Theme,
     /// The keys of both screens.
@@ -203,6 +216,7 @@ impl App {
             screen,
             last_tree: None,
             previewed: None,
+            outline: None,
             help: None,
             theme,
             keys,
@@ -304,6 +318,10 @@ pub fn update(app: &mut App, event: Event) -> Vec<Effect> {
             let effects = app.picker.restored(trashed, result, app.now_ms);
             picker_requests(app, effects)
         }
+        Event::TreeOutline { path, session } => {
+            outline_read(app, path, session);
+            Vec::new()
+        }
         Event::TreeOpened { path, result } => tree_opened(app, path, result),
         Event::Tree(report) => match &mut app.screen {
             Screen::Tree(view) => {
@@ -318,6 +336,7 @@ pub fn update(app: &mut App, event: Event) -> Vec<Effect> {
     effects.extend(tree_requests(app));
     if !matches!(app.screen, Screen::Opening(_)) {
         effects.append(&mut app.held);
+        app.outline = None;
     }
     effects
 }
@@ -443,6 +462,16 @@ fn open_tree(app: &mut App, path: PathBuf) -> Vec<Effect> {
     }
 }
 
+/// Show the frame of the outline of the session being opened until the whole session arrives (a
+/// file that cannot be read for it leaves the screen as it was).
+fn outline_read(app: &mut App, path: PathBuf, session: Session) {
+    if !matches!(&app.screen, Screen::Opening(p) if *p == path) {
+        return;
+    }
+    let area = Rect::new(0, 0, app.size.0, app.size.1);
+    app.outline = TreeView::open(session, tree_options(app, &path)).preview(area, &app.theme).ok();
+}
+
 fn tree_opened(app: &mut App, path: PathBuf, result: Result<Session, String>) -> Vec<Effect> {
     if !matches!(&app.screen, Screen::Opening(p) if *p == path) && !matches!(app.screen, Screen::Tree(_)) {
         return Vec::new();
@@ -459,21 +488,24 @@ fn tree_opened(app: &mut App, path: PathBuf, result: Result<Session, String>) ->
 
 /// Show a new tree view of `session` and start what it needs.
 fn show_tree(app: &mut App, path: PathBuf, session: Arc<Session>) -> Vec<Effect> {
-    let options = TreeOptions {
-        now_ms: app.now_ms,
-        home: app.picker.home.as_ref().map(|h| h.to_string_lossy().into_owned()),
-        live_pid: app.picker.live.get(&path).copied(),
-        summarizer: app.options.summarizer.clone(),
-        keys: app.keys.tree.clone(),
-        ..TreeOptions::default()
-    };
-    let mut view = TreeView::open(session, options);
+    let mut view = TreeView::open(session, tree_options(app, &path));
     let job = view.search_job();
     app.detail_asked = None;
     app.screen = Screen::Tree(Box::new(view));
     // The session may be outside the sessions root, or opened before the picker's scan
     // (and its check for running pi processes) is done: check it now.
     job.map(Effect::TreeSearch).into_iter().chain([Effect::ScanLive(live_paths(app))]).collect()
+}
+
+fn tree_options(app: &App, path: &std::path::Path) -> TreeOptions {
+    TreeOptions {
+        now_ms: app.now_ms,
+        home: app.picker.home.as_ref().map(|h| h.to_string_lossy().into_owned()),
+        live_pid: app.picker.live.get(path).copied(),
+        summarizer: app.options.summarizer.clone(),
+        keys: app.keys.tree.clone(),
+        ..TreeOptions::default()
+    }
 }
 
 /// The files to look for running pi processes in: the picker's sessions and the open tree's.
@@ -557,6 +589,9 @@ fn mouse_event(app: &mut App, mouse: MouseEvent) -> Vec<Effect> {
         }
         return Vec::new();
     }
+    if app.outline.is_some() {
+        return Vec::new();
+    }
     if let Screen::Tree(view) = &mut app.screen {
         let outcome = match mouse.kind {
             MouseEventKind::ScrollUp => view.wheel(false),
@@ -600,9 +635,10 @@ fn click(app: &mut App, layout: &picker_draw::Layout, at: Position) -> Vec<Effec
 /// Draw the whole screen. Reads the state only.
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
-    match &app.screen {
-        Screen::Tree(view) => view.draw(frame, area, &app.theme),
-        Screen::Picker | Screen::Opening(_) => {
+    match (&app.screen, &app.outline) {
+        (Screen::Tree(view), _) => view.draw(frame, area, &app.theme),
+        (Screen::Opening(_), Some(outline)) if outline.area == area => frame.buffer_mut().clone_from(outline),
+        (Screen::Picker | Screen::Opening(_), _) => {
             let opening = match &app.screen {
                 Screen::Opening(path) => Some(path.as_path()),
                 _ => None,
@@ -696,9 +732,7 @@ impl<B: Backend> Runner<B> {
                     let _ = tx.send(Event::Live(live));
                 });
             }
-            Effect::OpenTree(path) => {
-                self.open_in_background(path.clone(), move || Session::open(&path), None)
-            }
+            Effect::OpenTree(path) => self.open_fresh(path),
             Effect::ReopenTree(old) => {
                 self.open_in_background(old.file.path.clone(), move || old.reread(), None)
             }
@@ -794,6 +828,22 @@ impl<B: Backend> Runner<B> {
 
     fn send(&self, event: Event) {
         let _ = self.tx.send(event);
+    }
+
+    /// Read the session at `path` for a new tree view on a thread, as [`Runner::open_in_background`];
+    /// a big one sends its outline first ([`Event::TreeOutline`]), which takes a fraction of the
+    /// time, so that the tree is on screen while the whole file is parsed.
+    fn open_fresh(&self, path: PathBuf) {
+        let tx = self.tx.clone();
+        let outline = std::fs::metadata(&path).is_ok_and(|m| m.len() >= OUTLINE_BYTES);
+        let file = path.clone();
+        let read = move || {
+            if outline && let Ok(session) = Session::outline(&file) {
+                let _ = tx.send(Event::TreeOutline { path: file.clone(), session });
+            }
+            Session::open(&file)
+        };
+        self.open_in_background(path, read, None);
     }
 
     /// Read a session for the tree view of `path` on a thread and send it as

@@ -56,9 +56,11 @@ mod state;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ratatui::Frame;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
+use ratatui::{Frame, Terminal};
 
 use crate::session::{Ix, Session};
 use crate::store::Action;
@@ -177,6 +179,19 @@ impl TreeView {
     /// or [`TreeOptions::select`]). Cheap: no file is read.
     pub fn open(session: impl Into<Arc<Session>>, options: TreeOptions) -> TreeView {
         TreeView { state: state::State::new(session.into(), options) }
+    }
+
+    /// The frame of a view of an outline ([`Session::outline`]) on a screen of `area`: the
+    /// entries of the rows that can be on screen around the selection (and the calls their tool
+    /// results show) are read whole first, and the status line says the rest is on its way. The
+    /// app shows this frame, answering no key but Esc, until the whole session replaces it; the
+    /// outline itself is let go here, so that it is not held beside the whole session.
+    pub fn preview(mut self, area: Rect, theme: &Theme) -> std::io::Result<Buffer> {
+        self.state.fill_rows(usize::from(area.height))?;
+        // Drawing on a test backend cannot fail.
+        let Ok(mut terminal) = Terminal::new(TestBackend::new(area.width, area.height));
+        let Ok(_) = terminal.draw(|frame| self.draw(frame, frame.area(), theme));
+        Ok(terminal.backend().buffer().clone())
     }
 
     /// React to one key press (filter `KeyEventKind::Press` before), as [`TreeOptions::keys`]

@@ -152,6 +152,26 @@ pub struct State {
 }
 
 impl State {
+    /// See [`super::TreeView::preview`]: every row within `height` of the selection can be on
+    /// screen whatever the scroll.
+    pub(super) fn fill_rows(&mut self, height: usize) -> std::io::Result<()> {
+        let shown = self.selected.saturating_sub(height)..(self.selected + height + 1).min(self.rows.len());
+        let mut ixs: Vec<Ix> = shown.map(|r| self.rows.entry(r)).collect();
+        let entries = self.session.entries();
+        let owners: Vec<Ix> = ixs
+            .iter()
+            .filter_map(|&ix| {
+                self.calls.owner(entries, entries[ix as usize].message()?.tool_call_id.as_deref()?)
+            })
+            .collect();
+        ixs.extend(owners);
+        ixs.sort_unstable();
+        ixs.dedup();
+        Arc::make_mut(&mut self.session).fill(ixs)?;
+        self.status = Some(Status { text: "Reading the whole session…".into(), error: false });
+        Ok(())
+    }
+
     pub fn new(session: Arc<Session>, options: TreeOptions) -> State {
         let forest = Forest::build(&session.graph);
         let folded = HashSet::new();
