@@ -6,8 +6,8 @@
 //!
 //! Modes:
 //! - `open-tree FILE`: what `pitree FILE` does with a big session, on a 120×40 `TestBackend`:
-//!   [`Session::outline`], [`TreeView::preview`] and the first draw, while a thread parses the
-//!   whole file (parse, then graph, timed apart); then the view of the whole session, the full-text
+//!   [`Session::outline`] and the first frame drawn from it ([`TreeView::preview`]); then the whole
+//!   file parsed (parse, then graph, timed apart), the view of the whole session, the full-text
 //!   search job started on a thread as the app starts it, and its first draw. Then, as a user
 //!   would see them:
 //!   the detail pane filled (its job run, applied, drawn), the search index arriving, and key presses
@@ -71,7 +71,7 @@ pub struct TreeReport {
     pub entries: usize,
     /// The outline read, its graph built ([`Session::outline`]).
     pub outlined: Duration,
-    /// The whole parse and its graph (on a thread, from when the outline was read).
+    /// The whole parse and its graph, after the outline's frame.
     pub parse: Duration,
     pub graph: Duration,
     /// Since launch: the whole session is parsed and its graph built.
@@ -245,33 +245,27 @@ impl Screen {
     }
 }
 
-/// As the app opens a big session: its outline read and drawn (the rows on screen read whole)
-/// while a thread parses the whole file, then the view of the whole session, which answers keys.
+/// As the app opens a big session: its outline read and its first frame drawn from it (the rows
+/// on screen read whole), then the whole file parsed, then the view of the whole session, which
+/// answers keys.
 fn open_tree(file: &Path, launched: Instant) -> Result<TreeReport> {
     let started = Instant::now();
     let outline = Session::outline(file)
         .map_err(|e| eyre!("{e}"))
         .wrap_err_with(|| format!("outlining {}", file.display()))?;
     let outlined = started.elapsed();
-    let whole = {
-        let file = file.to_path_buf();
-        thread::spawn(move || -> Result<(Session, Duration, Duration)> {
-            let started = Instant::now();
-            let parsed = parse_file(&file)
-                .map_err(|e| eyre!("{e}"))
-                .wrap_err_with(|| format!("parsing {}", file.display()))?;
-            let parse = started.elapsed();
-            let session = Session::from_parsed(parsed);
-            Ok((session, parse, started.elapsed() - parse))
-        })
-    };
     let theme = Theme::dark();
     let frame = TreeView::open(outline, TreeOptions::default())
         .preview(Rect::new(0, 0, WIDTH, HEIGHT), &theme)
         .wrap_err("drawing the outline")?;
     let (first_frame, rss_first_frame) = (launched.elapsed(), self_peak_rss());
     black_box(frame);
-    let (session, parse, graph) = whole.join().map_err(|_| eyre!("the parse panicked"))??;
+    let started = Instant::now();
+    let parsed =
+        parse_file(file).map_err(|e| eyre!("{e}")).wrap_err_with(|| format!("parsing {}", file.display()))?;
+    let parse = started.elapsed();
+    let session = Session::from_parsed(parsed);
+    let graph = started.elapsed() - parse;
     let (opened, rss_opened) = (launched.elapsed(), self_peak_rss());
     let entries = session.entries().len();
     let view = TreeView::open(session, TreeOptions::default());

@@ -61,3 +61,56 @@ fn the_benchmark_hooks_run() {
         assert!(d < Duration::from_secs(30), "{d:?}");
     }
 }
+
+#[test]
+fn opening_a_big_session_sends_its_outline_before_the_whole_session_and_a_small_one_only_the_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let header =
+        r#"{"type":"session","version":3,"id":"big","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    let output = "x".repeat(256 * 1024);
+    let mut text = format!("{header}\n");
+    let mut parent = "null".to_string();
+    for i in 0..(app::OUTLINE_BYTES as usize / output.len() + 1) {
+        text.push_str(&format!(
+            r#"{{"type":"message","id":"e{i}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{{"type":"text","text":"{output}"}}]}}}}"#
+        ));
+        text.push('\n');
+        parent = format!("\"e{i}\"");
+    }
+    let big = dir.path().join("big.jsonl");
+    std::fs::write(&big, &text).unwrap();
+    let small = dir.path().join("small.jsonl");
+    std::fs::write(&small, format!("{header}\n")).unwrap();
+
+    let catalog = Arc::new(Catalog::open(SessionsRoot::new(dir.path(), RootSource::Flag), None));
+    let (tx, rx) = mpsc::channel();
+    let mut runner: Runner<TestBackend> = Runner::new(tx, catalog, dir.path().to_path_buf());
+    let (app, _) = App::new(AppOptions::default(), Theme::no_color(), Arc::new(Keybindings::defaults()), 0);
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let opened = |rx: &mpsc::Receiver<Event>| {
+        let mut seen = Vec::new();
+        loop {
+            match rx.recv_timeout(Duration::from_secs(120)).expect("the session is read") {
+                Event::TreeOutline { frame, .. } => {
+                    let text: String = frame.content().iter().map(|c| c.symbol()).collect();
+                    assert!(text.contains("Reading the whole session…"), "{text}");
+                    seen.push(format!("outline {}", frame.area.width));
+                }
+                Event::TreeOpened { result, .. } => {
+                    seen.push(format!("whole {}", result.unwrap().entries().len()));
+                    return seen;
+                }
+                _ => {}
+            }
+        }
+    };
+    let entries = text.lines().count() - 1;
+    runner.run(app::Effect::OpenTree(big), &app, &mut terminal).unwrap();
+    assert_eq!(
+        opened(&rx),
+        ["outline 80".to_string(), format!("whole {entries}")],
+        "drawn at the app's size"
+    );
+    runner.run(app::Effect::OpenTree(small), &app, &mut terminal).unwrap();
+    assert_eq!(opened(&rx), ["whole 0"]);
+}

@@ -17,7 +17,10 @@ use pitree::tui::keymap::Keybindings;
 use pitree::tui::picker::source::{BuiltIndex, Found, SortMode};
 use pitree::tui::picker::state::{Effect as PickerEffect, Load, Mode, ScanUpdate, ScopeKind};
 use pitree::tui::resume::Resume;
+use pitree::tui::theme::Theme;
+use pitree::tui::tree::{TreeOptions, TreeView};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
 
 fn three() -> Vec<pitree::catalog::SessionSummary> {
     vec![
@@ -787,10 +790,13 @@ fn a_big_sessions_outline_is_shown_until_the_whole_session_arrives_and_answers_n
     h.code(KeyCode::Enter);
     let Screen::Opening(path) = &h.app.screen else { panic!("not opening") };
     let path = path.clone();
-    let outline = || pitree::session::Session::outline(&path).unwrap();
+    let outline = || {
+        let view = TreeView::open(pitree::session::Session::outline(&path).unwrap(), TreeOptions::default());
+        view.preview(Rect::new(0, 0, 120, 40), &Theme::no_color()).unwrap()
+    };
     assert!(h.screen(120, 40).contains("Opening"), "nothing read yet: the picker says it is opening");
 
-    h.send(Event::TreeOutline { path: path.clone(), session: outline() });
+    h.send(Event::TreeOutline { path: path.clone(), frame: outline() });
     let shown = h.screen(120, 40);
     assert!(shown.contains("Session Tree") && shown.contains("Reading the whole session…"), "{shown}");
     h.code(KeyCode::Down);
@@ -812,10 +818,10 @@ fn a_big_sessions_outline_is_shown_until_the_whole_session_arrives_and_answers_n
     h.clear_effects();
     h.type_text("x");
     h.app.screen = Screen::Opening(path.clone());
-    h.send(Event::TreeOutline { path: path.clone(), session: outline() });
+    h.send(Event::TreeOutline { path: path.clone(), frame: outline() });
     h.code(KeyCode::Esc);
     assert!(matches!(h.app.screen, Screen::Picker));
-    h.send(Event::TreeOutline { path: path.clone(), session: outline() });
+    h.send(Event::TreeOutline { path: path.clone(), frame: outline() });
     assert!(!h.screen(120, 40).contains("Session Tree"), "an outline that comes after Esc is dropped");
 }
 

@@ -90,10 +90,11 @@ pub enum Event {
         trashed: Trashed,
         result: Result<(), String>,
     },
-    /// The outline of a big session being read for the tree view ([`Session::outline`]).
+    /// The first frame of a big session being read for the tree view, drawn from its outline
+    /// ([`TreeView::preview`]) at the screen's size when it was asked for.
     TreeOutline {
         path: PathBuf,
-        session: Session,
+        frame: Buffer,
     },
     /// A session was read for the tree view.
     TreeOpened {
@@ -318,8 +319,10 @@ pub fn update(app: &mut App, event: Event) -> Vec<Effect> {
             let effects = app.picker.restored(trashed, result, app.now_ms);
             picker_requests(app, effects)
         }
-        Event::TreeOutline { path, session } => {
-            outline_read(app, path, session);
+        Event::TreeOutline { path, frame } => {
+            if matches!(&app.screen, Screen::Opening(p) if *p == path) {
+                app.outline = Some(frame);
+            }
             Vec::new()
         }
         Event::TreeOpened { path, result } => tree_opened(app, path, result),
@@ -460,16 +463,6 @@ fn open_tree(app: &mut App, path: PathBuf) -> Vec<Effect> {
             vec![Effect::OpenTree(path)]
         }
     }
-}
-
-/// Show the frame of the outline of the session being opened until the whole session arrives (a
-/// file that cannot be read for it leaves the screen as it was).
-fn outline_read(app: &mut App, path: PathBuf, session: Session) {
-    if !matches!(&app.screen, Screen::Opening(p) if *p == path) {
-        return;
-    }
-    let area = Rect::new(0, 0, app.size.0, app.size.1);
-    app.outline = TreeView::open(session, tree_options(app, &path)).preview(area, &app.theme).ok();
 }
 
 fn tree_opened(app: &mut App, path: PathBuf, result: Result<Session, String>) -> Vec<Effect> {
@@ -732,7 +725,7 @@ impl<B: Backend> Runner<B> {
                     let _ = tx.send(Event::Live(live));
                 });
             }
-            Effect::OpenTree(path) => self.open_fresh(path),
+            Effect::OpenTree(path) => self.open_fresh(path, app),
             Effect::ReopenTree(old) => {
                 self.open_in_background(old.file.path.clone(), move || old.reread(), None)
             }
@@ -830,16 +823,23 @@ impl<B: Backend> Runner<B> {
         let _ = self.tx.send(event);
     }
 
-    /// Read the session at `path` for a new tree view on a thread, as [`Runner::open_in_background`];
-    /// a big one sends its outline first ([`Event::TreeOutline`]), which takes a fraction of the
-    /// time, so that the tree is on screen while the whole file is parsed.
-    fn open_fresh(&self, path: PathBuf) {
+    /// Read the session at `path` for a new tree view on a thread, as [`Runner::open_in_background`].
+    /// A big one is outlined first, which takes a fraction of the time, and its first frame drawn
+    /// from the outline and sent ([`Event::TreeOutline`]), so that the tree is on screen while the
+    /// whole file is parsed; the outline is let go before that parse, so the two are never held
+    /// at once.
+    fn open_fresh(&self, path: PathBuf, app: &App) {
+        let big = std::fs::metadata(&path).is_ok_and(|m| m.len() >= OUTLINE_BYTES);
+        let preview =
+            big.then(|| (tree_options(app, &path), Rect::new(0, 0, app.size.0, app.size.1), app.theme));
         let tx = self.tx.clone();
-        let outline = std::fs::metadata(&path).is_ok_and(|m| m.len() >= OUTLINE_BYTES);
         let file = path.clone();
         let read = move || {
-            if outline && let Ok(session) = Session::outline(&file) {
-                let _ = tx.send(Event::TreeOutline { path: file.clone(), session });
+            if let Some((options, area, theme)) = preview
+                && let Ok(outline) = Session::outline(&file)
+                && let Ok(frame) = TreeView::open(outline, options).preview(area, &theme)
+            {
+                let _ = tx.send(Event::TreeOutline { path: file.clone(), frame });
             }
             Session::open(&file)
         };
