@@ -756,8 +756,9 @@ fn the_search_index_is_built_on_a_worker_and_refused_when_stale() {
     assert_eq!(h.titles(), ["bravo middle"]);
 }
 
-#[test]
-fn the_tree_view_opens_from_enter_and_esc_comes_back_to_the_same_view() {
+/// The picker after Enter on the "Auth refactor" session: the fixtures (kept while the test runs),
+/// the app, and the path it is opening.
+fn opening_auth_refactor() -> (Fixtures, Harness, PathBuf) {
     let f = Fixtures::copy();
     let mut h = Harness::new(false);
     h.load(ScopeKind::Current, f.in_folder("/home/dev/alpha"));
@@ -765,6 +766,12 @@ fn the_tree_view_opens_from_enter_and_esc_comes_back_to_the_same_view() {
     h.code(KeyCode::Enter);
     let Screen::Opening(path) = &h.app.screen else { panic!("not opening") };
     let path = path.clone();
+    (f, h, path)
+}
+
+#[test]
+fn the_tree_view_opens_from_enter_and_esc_comes_back_to_the_same_view() {
+    let (_f, mut h, path) = opening_auth_refactor();
     let session = pitree::session::Session::open(&path).unwrap();
     h.send(Event::TreeOpened { path: path.clone(), result: Ok(session) });
     assert!(matches!(h.app.screen, Screen::Tree(_)));
@@ -783,13 +790,7 @@ fn the_tree_view_opens_from_enter_and_esc_comes_back_to_the_same_view() {
 
 #[test]
 fn a_big_sessions_outline_is_shown_until_the_whole_session_arrives_and_answers_no_key_but_esc() {
-    let f = Fixtures::copy();
-    let mut h = Harness::new(false);
-    h.load(ScopeKind::Current, f.in_folder("/home/dev/alpha"));
-    h.type_text("Auth refactor");
-    h.code(KeyCode::Enter);
-    let Screen::Opening(path) = &h.app.screen else { panic!("not opening") };
-    let path = path.clone();
+    let (_f, mut h, path) = opening_auth_refactor();
     let outline = || {
         let view = TreeView::open(pitree::session::Session::outline(&path).unwrap(), TreeOptions::default());
         view.preview(Rect::new(0, 0, 120, 40), &Theme::no_color()).unwrap()

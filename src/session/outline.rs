@@ -153,47 +153,42 @@ impl<'a> Walk<'a> {
     /// An object; `field` is called with each key and the cursor before its value, which it
     /// must read.
     fn object(&mut self, depth: u32, mut field: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
-        (depth < MAX_DEPTH).then_some(())?;
-        self.eat(b'{')?;
-        self.ws();
-        if self.peek()? == b'}' {
-            self.i += 1;
-            return Some(());
-        }
-        loop {
-            self.ws();
-            let key = self.string()?;
+        self.container(depth, b'{', b'}', |w| {
+            w.ws();
+            let key = w.string()?;
             // An escaped key may spell one the walk reads: left to the full reader.
             (!key.contains(&b'\\')).then_some(())?;
-            self.eat(b':')?;
-            field(self, key)?;
-            self.ws();
-            match self.peek()? {
-                b',' => self.i += 1,
-                b'}' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
+            w.eat(b':')?;
+            field(w, key)
+        })
     }
 
     /// An array; `element` is called with the cursor before each element, which it must read.
-    fn array(&mut self, depth: u32, mut element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+    fn array(&mut self, depth: u32, element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.container(depth, b'[', b']', element)
+    }
+
+    /// `open`, items separated by commas (each read by `item`), `close`.
+    fn container(
+        &mut self,
+        depth: u32,
+        open: u8,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
         (depth < MAX_DEPTH).then_some(())?;
-        self.eat(b'[')?;
+        self.eat(open)?;
         self.ws();
-        if self.peek()? == b']' {
+        if self.peek()? == close {
             self.i += 1;
             return Some(());
         }
         loop {
-            element(self)?;
+            item(self)?;
             self.ws();
             match self.peek()? {
                 b',' => self.i += 1,
-                b']' => {
+                c if c == close => {
                     self.i += 1;
                     return Some(());
                 }
