@@ -260,6 +260,7 @@ fn open_tree(file: &Path, launched: Instant) -> Result<TreeReport> {
         .wrap_err("drawing the outline")?;
     let (first_frame, rss_first_frame) = (launched.elapsed(), self_peak_rss());
     black_box(frame);
+    pitree::memory::release_freed();
     let started = Instant::now();
     let parsed =
         parse_file(file).map_err(|e| eyre!("{e}")).wrap_err_with(|| format!("parsing {}", file.display()))?;

@@ -826,8 +826,8 @@ impl<B: Backend> Runner<B> {
     /// Read the session at `path` for a new tree view on a thread, as [`Runner::open_in_background`].
     /// A big one is outlined first, which takes a fraction of the time, and its first frame drawn
     /// from the outline and sent ([`Event::TreeOutline`]), so that the tree is on screen while the
-    /// whole file is parsed; the outline is let go before that parse, so the two are never held
-    /// at once.
+    /// whole file is parsed; the outline is let go (and its memory handed back) before that parse,
+    /// so the two are never held at once.
     fn open_fresh(&self, path: PathBuf, app: &App) {
         let big = std::fs::metadata(&path).is_ok_and(|m| m.len() >= OUTLINE_BYTES);
         let preview =
@@ -840,6 +840,7 @@ impl<B: Backend> Runner<B> {
                 && let Ok(frame) = TreeView::open(outline, options).preview(area, &theme)
             {
                 let _ = tx.send(Event::TreeOutline { path: file.clone(), frame });
+                crate::memory::release_freed();
             }
             Session::open(&file)
         };
