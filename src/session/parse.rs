@@ -265,8 +265,8 @@ struct Position {
 }
 
 /// Stream `reader` (the file from `from` on) in blocks of `block` bytes; hand each block's complete
-/// lines, each read by `read` in parallel, to `sink`. A reader thread fetches the next block while the current
-/// one is parsed.
+/// lines, each read by `read` in parallel, to `sink`. A reader thread fetches the next block while
+/// the current one is parsed.
 fn read_lines<R: Read + Send>(
     reader: R,
     block: usize,
