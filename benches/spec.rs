@@ -59,10 +59,10 @@
 //!   pi's `open` + `getTree` (≥ 10× faster) and the newline count of the file; peak RSS right after
 //!   (≤ half the file).
 //! - **Launch to the first drawn frame**: from the worker's `main` through `Session::outline` and
-//!   `TreeView::preview` (the rows on screen read whole) to the frame, while a thread parses the
-//!   whole file, as the app opens a big session (≥ 10× faster than pi; RSS high-water mark then
-//!   ≤ half the file); the outline alone; then, for information, the whole session's first frame
-//!   (from which every key is answered), the frame with the detail pane filled and the full-text
+//!   `TreeView::preview` (the rows on screen read whole) to the frame, as the app opens a big
+//!   session (≥ 10× faster than pi; RSS high-water mark then ≤ half the file); the outline alone;
+//!   then, for information, the whole session's first frame (parsed after the outline's frame,
+//!   from which every key is answered), the frame with the detail pane filled and the full-text
 //!   search index arriving.
 //! - **Key press to the next frame**: ↓ and PgDn (median ≤ 2 ms); ↓ with the detail pane filled; a
 //!   filter change (Ctrl+O) and a search keystroke, which have no target of their own.

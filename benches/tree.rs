@@ -42,6 +42,16 @@ fn pi_rss(pi: &Result<PiTiming>) -> String {
     cell(pi, |pi| pi.timing.peak_rss.map_or_else(|| "–".into(), size))
 }
 
+/// The reference cell of pi's open + getTree.
+fn pi_open_cell(references: &References) -> String {
+    cell(&references.pi_open, |pi| format!("pi open + getTree {}", duration(pi.timing.median())))
+}
+
+/// How many times faster than pi, for information.
+fn times_faster(pitree: Duration, pi: &PiTiming) -> Judged {
+    Judged::info(format!("{:.1}× faster", ratio(pi.timing.median(), pitree)))
+}
+
 fn faster(pitree: Duration, pi: &PiTiming) -> Judged {
     let r = ratio(pi.timing.median(), pitree);
     Judged::check(format!("{r:.1}× faster"), r >= 10.0)
@@ -72,9 +82,7 @@ pub fn session_rows(corpus: &Corpus, references: &References, tree: &Tree) -> Ve
                 )
             }),
             pitree_rss: cell(tree, rss_opened),
-            reference: cell(&references.pi_open, |pi| {
-                format!("pi open + getTree {}", duration(pi.timing.median()))
-            }),
+            reference: pi_open_cell(references),
             reference_rss: pi_rss(&references.pi_open),
             judged: judge_pair(tree, &references.pi_open, |m, pi| faster(parse_graph(m), pi)),
             target: "≥ 10× faster than pi's open + getTree".into(),
@@ -83,13 +91,10 @@ pub fn session_rows(corpus: &Corpus, references: &References, tree: &Tree) -> Ve
             work: "Outline of the big session (what the first frame is drawn from)".into(),
             pitree: cell(tree, |m| duration(over_runs(m, |r| r.outlined))),
             pitree_rss: "–".into(),
-            reference: cell(&references.pi_open, |pi| {
-                format!("pi open + getTree {}", duration(pi.timing.median()))
-            }),
+            reference: pi_open_cell(references),
             reference_rss: "–".into(),
             judged: judge_pair(tree, &references.pi_open, |m, pi| {
-                let r = ratio(pi.timing.median(), over_runs(m, |r| r.outlined));
-                Judged::info(format!("{r:.1}× faster"))
+                times_faster(over_runs(m, |r| r.outlined), pi)
             }),
             target: "–".into(),
         },
@@ -127,9 +132,7 @@ pub fn view_rows(corpus: &Corpus, references: &References, tree: &Tree) -> Vec<R
             work: big_work(corpus, "Launch to the first drawn frame, 120×40"),
             pitree: cell(tree, |m| duration(first_frame(m))),
             pitree_rss: cell(tree, |m| size(rss_frame(m))),
-            reference: cell(&references.pi_open, |pi| {
-                format!("pi open + getTree {}", duration(pi.timing.median()))
-            }),
+            reference: pi_open_cell(references),
             reference_rss: pi_rss(&references.pi_open),
             judged: judge_pair(tree, &references.pi_open, |m, pi| faster(first_frame(m), pi)),
             target: "≥ 10× faster than pi's open + getTree".into(),
@@ -138,13 +141,10 @@ pub fn view_rows(corpus: &Corpus, references: &References, tree: &Tree) -> Vec<R
             work: "Launch to the first frame of the whole session (every key answered)".into(),
             pitree: cell(tree, |m| duration(over_runs(m, |r| r.whole_frame))),
             pitree_rss: cell(tree, |m| size(peak(m, |r| r.rss_opened))),
-            reference: cell(&references.pi_open, |pi| {
-                format!("pi open + getTree {}", duration(pi.timing.median()))
-            }),
+            reference: pi_open_cell(references),
             reference_rss: pi_rss(&references.pi_open),
             judged: judge_pair(tree, &references.pi_open, |m, pi| {
-                let r = ratio(pi.timing.median(), over_runs(m, |r| r.whole_frame));
-                Judged::info(format!("{r:.1}× faster"))
+                times_faster(over_runs(m, |r| r.whole_frame), pi)
             }),
             target: "–".into(),
         },

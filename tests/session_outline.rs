@@ -83,14 +83,18 @@ fn the_outline_of_every_fixture_is_the_full_read_of_its_tree() {
     }
 }
 
-/// One line read both ways, compared as a one-entry session.
-fn same_line(line: &str) {
-    let classify = |l: Line| match l {
+/// What a line read as, for comparing the two readers.
+fn classify(line: Line) -> String {
+    match line {
         Line::Entry(e) => format!("entry {}", shape(&e)),
         Line::NoId(e) => format!("no id {}", shape(&e)),
         Line::Header(_) => "header".into(),
         other => format!("{other:?}"),
-    };
+    }
+}
+
+/// One line read both ways.
+fn same_line(line: &str) {
     let bytes = line.as_bytes();
     assert_eq!(classify(outline_line(bytes, 2, 100)), classify(parse_line(bytes, 2, 100)), "{line}");
 }
@@ -210,8 +214,8 @@ fn lines_the_walk_reads_or_hands_on_read_as_the_full_reader_reads_them() {
     }
     let mut invalid_utf8 = format!(r#"{HEAD},"message":{{"role":"user","content":"x"#).into_bytes();
     invalid_utf8.extend_from_slice(b"\xff\"}}");
-    let classify = |l: Line| matches!(l, Line::Entry(_));
-    assert_eq!(classify(outline_line(&invalid_utf8, 2, 100)), classify(parse_line(&invalid_utf8, 2, 100)));
+    let is_entry = |l: Line| matches!(l, Line::Entry(_));
+    assert_eq!(is_entry(outline_line(&invalid_utf8, 2, 100)), is_entry(parse_line(&invalid_utf8, 2, 100)));
 }
 
 /// A few lines as pi writes them, to damage.
@@ -247,11 +251,6 @@ proptest! {
             1 => { line.remove(at); }
             _ => line.insert(at, line[at]),
         }
-        let classify = |l: Line| match l {
-            Line::Entry(e) => format!("entry {}", shape(&e)),
-            Line::NoId(e) => format!("no id {}", shape(&e)),
-            other => format!("{other:?}"),
-        };
         prop_assert_eq!(classify(outline_line(&line, 2, 100)), classify(parse_line(&line, 2, 100)));
     }
 }

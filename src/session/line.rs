@@ -345,10 +345,7 @@ fn message(raw: Option<&RawMessage<'_>>) -> Message {
     let Some(m) = raw else {
         return Message::default();
     };
-    let mut role: Text = s(&m.role);
-    if role == "hookMessage" {
-        role = Text::const_new("custom");
-    }
+    let role = message_role(m.role.0.as_deref().unwrap_or(""));
     let content = m.content.as_ref();
     Message {
         text: content.map(Content::text_head).unwrap_or_default(),
@@ -368,6 +365,11 @@ fn message(raw: Option<&RawMessage<'_>>) -> Message {
         has_thinking: content.is_some_and(|c| c.has_block("thinking")),
         role,
     }
+}
+
+/// A message's role as pitree keeps it: v2's `hookMessage` is migrated to `custom`, as pi does.
+pub(super) fn message_role(role: &str) -> Text {
+    Text::from(if role == "hookMessage" { "custom" } else { role })
 }
 
 /// The fields of a line that pitree reads. Unknown fields are skipped by serde.

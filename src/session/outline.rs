@@ -16,7 +16,7 @@
 //! [`super::entry::Traits`]; its text head only stands for that.
 
 use super::entry::{Entry, HeadBuilder, Kind, Message, Text, TextHead, ToolCall};
-use super::line::{Line, json_text, parse_line, without_file_bom};
+use super::line::{Line, json_text, message_role, parse_line, without_file_bom};
 use super::literal::push_literal;
 use super::skim;
 
@@ -35,12 +35,8 @@ pub fn outline_line(bytes: &[u8], line_no: u32, start: u64) -> Line {
 fn entry(f: Fields<'_>, line_no: u32, span: std::ops::Range<u64>) -> Entry {
     let timestamp = Text::from(f.timestamp.unwrap_or(""));
     let time_ms = super::date::parse_ms(&timestamp);
-    let mut role = Text::from(f.role.unwrap_or(""));
-    if role == "hookMessage" {
-        role = Text::const_new("custom");
-    }
     let message = Message {
-        role,
+        role: message_role(f.role.unwrap_or("")),
         text: f.text,
         has_content: f.has_content,
         stop_reason: f.stop_reason.map(Text::from),
@@ -276,11 +272,10 @@ impl<'a> Walk<'a> {
         self.object(1, |w, key| {
             match key {
                 b"role" => f.role = seen.first(0).and_then(|_| w.loose_str())?,
-                b"content" => {
+                // Only an assistant's content decides anything in the tree; the role comes
+                // before it in every line pi writes.
+                b"content" if seen.has(0) => {
                     seen.first(1)?;
-                    // Only an assistant's content decides anything in the tree; the role comes
-                    // before it in every line pi writes.
-                    seen.has(0).then_some(())?;
                     w.ws();
                     f.has_content = w.peek()? != b'n';
                     match (f.role, w.peek()?) {
@@ -293,6 +288,7 @@ impl<'a> Walk<'a> {
                         _ => w.value(2)?,
                     }
                 }
+                b"content" => return None,
                 b"stopReason" => f.stop_reason = seen.first(2).and_then(|_| w.loose_str())?,
                 b"toolCallId" => f.tool_call_id = seen.first(3).and_then(|_| w.loose_str())?,
                 b"toolName" => f.tool_name = seen.first(4).and_then(|_| w.loose_str())?,
@@ -333,11 +329,10 @@ impl<'a> Walk<'a> {
                 match key {
                     b"type" => ty = seen.first(0).and_then(|_| w.loose_str())?,
                     // The type comes before the text in every block pi writes.
-                    b"text" if seen.has(0) => match (seen.first(1), ty) {
-                        (Some(()), Some("text")) => w.text(&mut head)?,
-                        (Some(()), _) => w.value(4)?,
-                        (None, _) => return None,
-                    },
+                    b"text" if seen.has(0) => {
+                        seen.first(1)?;
+                        if ty == Some("text") { w.text(&mut head)? } else { w.value(4)? }
+                    }
                     b"text" => return None,
                     b"id" => id = seen.first(2).and_then(|_| w.loose_str())?,
                     b"name" => name = seen.first(3).and_then(|_| w.loose_str())?,
