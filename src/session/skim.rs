@@ -93,12 +93,78 @@ fn cuts(line: &[u8], cut: Cut<'_>) -> Option<Vec<Range<usize>>> {
 /// quote, with every escape checked (only JSON's, `\\u` with four hex digits) and no raw control
 /// character before it; `None` when the string is not valid or not closed.
 pub(crate) fn string_end(bytes: &[u8]) -> Option<usize> {
+    if bytes.len() < 64 {
+        return string_end_bytewise(bytes);
+    }
     #[cfg(target_arch = "x86_64")]
-    if bytes.len() >= 32 && std::arch::is_x86_feature_detected!("avx2") {
+    if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2.
         return unsafe { x86::string_end(bytes) };
     }
-    string_end_bytewise(bytes)
+    string_end_in_blocks(
+        bytes,
+        |b| Masks::of(b).into(),
+        |b| {
+            let m = Masks::of(b);
+            (m.escapable, m.u)
+        },
+    )
+}
+
+/// [`string_end`] 64 bytes at a time, with the block's bytes classified by `masks`: the escaped
+/// positions of a block are found at once ([`Scan::escapes`]), and the block is good up to its
+/// first quote that no backslash escapes when nothing before that quote is a control character
+/// or an escape JSON does not have. `escapes` classifies what may follow a backslash
+/// (`(escapable, u)`), asked only of a block that has an escape.
+#[inline(always)]
+fn string_end_in_blocks(
+    bytes: &[u8],
+    masks: impl Fn(&[u8; 64]) -> StringMasks,
+    escapes: impl Fn(&[u8; 64]) -> (u64, u64),
+) -> Option<usize> {
+    let mut scan = Scan::default();
+    let mut tail = [b' '; 64];
+    for base in (0..bytes.len()).step_by(64) {
+        let block: &[u8; 64] = match bytes.get(base..base + 64) {
+            Some(b) => b.try_into().ok()?,
+            None => {
+                let rest = &bytes[base..];
+                tail[..rest.len()].copy_from_slice(rest);
+                &tail
+            }
+        };
+        let m = masks(block);
+        let escaped = scan.escapes(m.backslash);
+        let quotes = m.quote & !escaped;
+        let before_quote = quotes.wrapping_sub(1) & !quotes;
+        if m.control & before_quote != 0 {
+            return None;
+        }
+        if escaped & before_quote != 0 {
+            let (escapable, u) = escapes(block);
+            if escaped & !escapable & before_quote != 0 {
+                return None;
+            }
+            check_unicode_escapes(bytes, base, escaped & u & before_quote)?;
+        }
+        if quotes != 0 {
+            return Some(base + quotes.trailing_zeros() as usize);
+        }
+    }
+    None
+}
+
+/// What [`string_end_in_blocks`] asks of every block.
+struct StringMasks {
+    quote: u64,
+    backslash: u64,
+    control: u64,
+}
+
+impl From<Masks> for StringMasks {
+    fn from(m: Masks) -> StringMasks {
+        StringMasks { quote: m.quote, backslash: m.backslash, control: m.control }
+    }
 }
 
 /// [`string_end`] a byte at a time.
@@ -343,7 +409,7 @@ mod x86 {
     use std::arch::x86_64::*;
     use std::ops::Range;
 
-    use super::{Cut, Masks};
+    use super::{Cut, Masks, StringMasks};
 
     #[target_feature(enable = "avx2,pclmulqdq")]
     pub(super) fn cuts(line: &[u8], cut: Cut<'_>) -> Option<Vec<Range<usize>>> {
@@ -388,38 +454,33 @@ mod x86 {
         }
     }
 
-    /// [`super::string_end`], 32 bytes at a time: each block's quotes, backslashes and control
-    /// characters are found at once and taken in order, an escape's bytes (which may run into the
-    /// next block) stepped over.
+    /// [`super::string_end`] with the blocks classified by AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) fn string_end(bytes: &[u8]) -> Option<usize> {
-        let below_space = _mm256_set1_epi8(0x1F);
-        let (quote, backslash) = (_mm256_set1_epi8(b'"' as i8), _mm256_set1_epi8(b'\\' as i8));
-        let mut base = 0;
-        // Bytes before this are inside an escape already checked.
-        let mut free = 0;
-        while base + 32 <= bytes.len() {
-            // SAFETY: the 32 bytes from `base` are in `bytes` (read unaligned).
-            let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(base).cast()) };
-            let control = _mm256_cmpeq_epi8(_mm256_max_epu8(v, below_space), below_space);
-            let ends = _mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash));
-            let mut stops = _mm256_movemask_epi8(_mm256_or_si256(ends, control)) as u32;
-            while stops != 0 {
-                let at = base + stops.trailing_zeros() as usize;
-                stops &= stops - 1;
-                if at < free {
-                    continue;
-                }
-                match bytes[at] {
-                    b'"' => return Some(at),
-                    b'\\' => free = at + super::escape_len(bytes, at)?,
-                    _ => return None,
-                }
-            }
-            base += 32;
-        }
-        let rest = base.max(free);
-        super::string_end_bytewise(bytes.get(rest..)?).map(|end| rest + end)
+        super::string_end_in_blocks(
+            bytes,
+            |block| string_masks(block),
+            |block| {
+                let m = masks(block);
+                (m.escapable, m.u)
+            },
+        )
+    }
+
+    /// Quotes, backslashes and control characters of a block: the part of [`masks`] that a
+    /// string's end is looked for with.
+    #[target_feature(enable = "avx2")]
+    fn string_masks(block: &[u8; 64]) -> StringMasks {
+        let half = |at: usize| {
+            // SAFETY: `at` is 0 or 32, so 32 bytes of the block are read (unaligned).
+            let v = unsafe { _mm256_loadu_si256(block.as_ptr().add(at).cast()) };
+            let below_space = _mm256_set1_epi8(0x1F);
+            let eq = |c: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8));
+            [eq(b'"'), eq(b'\\'), _mm256_cmpeq_epi8(_mm256_max_epu8(v, below_space), below_space)]
+                .map(|m| u64::from(_mm256_movemask_epi8(m) as u32) << at)
+        };
+        let (low, high) = (half(0), half(32));
+        StringMasks { quote: low[0] | high[0], backslash: low[1] | high[1], control: low[2] | high[2] }
     }
 
     /// Multiplying by all ones without carries XORs every bit into all the bits above it.
@@ -610,12 +671,18 @@ mod tests {
     proptest! {
         #[test]
         fn string_end_finds_the_closing_quote_as_a_byte_walk_does(
-            bytes in prop::collection::vec(prop::sample::select(b"ab\"\\\x00\x1f u0F/n\x80\xff".to_vec()), 0..200),
-            plain in 0usize..100,
+            bytes in prop::collection::vec(prop::sample::select(b"ab\"\\\\\\\x00\x1f u0F/n\x80\xff".to_vec()), 0..300),
+            plain in 0usize..150,
         ) {
             let mut line = vec![b'x'; plain];
             line.extend_from_slice(&bytes);
-            prop_assert_eq!(string_end(&line), string_end_bytewise(&line));
+            let expected = string_end_bytewise(&line);
+            prop_assert_eq!(string_end(&line), expected);
+            let sse2 = string_end_in_blocks(&line, |b| Masks::of(b).into(), |b| {
+                let m = Masks::of(b);
+                (m.escapable, m.u)
+            });
+            prop_assert_eq!(sse2, expected, "SSE2 masks");
         }
 
         #[test]

@@ -217,6 +217,12 @@ fn normalize(text: &str) -> String {
 
 /// The first `max` characters of `text`, extended to the end of a grapheme cluster.
 fn cut_chars(text: &str, max: usize) -> String {
+    let end = ascii_cut(text.as_bytes(), max).unwrap_or_else(|| grapheme_cut(text, max));
+    text[..end].to_string()
+}
+
+/// Where [`cut_chars`] cuts, by walking the grapheme clusters.
+fn grapheme_cut(text: &str, max: usize) -> usize {
     use unicode_segmentation::UnicodeSegmentation;
     let mut chars = 0;
     let mut end = 0;
@@ -227,7 +233,16 @@ fn cut_chars(text: &str, max: usize) -> String {
         chars += g.chars().count();
         end = at + g.len();
     }
-    text[..end].to_string()
+    end
+}
+
+/// [`cut_chars`] without the grapheme walk when its answer is plain: the first `max` bytes are
+/// ASCII without a `\r` (so each is a cluster of one character, and no `\r\n` pair is one of
+/// two), and the byte after them, if any, is ASCII too (so it extends no cluster before it).
+fn ascii_cut(text: &[u8], max: usize) -> Option<usize> {
+    let end = text.len().min(max);
+    let plain = text[..end].iter().all(|&b| b.is_ascii() && b != b'\r');
+    (plain && text.get(end).is_none_or(u8::is_ascii)).then_some(end)
 }
 
 /// pi's `formatToolCall`: a one-line summary of a tool call, sanitized.
@@ -355,6 +370,7 @@ pub fn head_text(entry: &Entry) -> &str {
 mod tests {
     use super::*;
     use crate::session::entry::{TextHead, ToolArgs};
+    use proptest::prelude::*;
 
     fn call(name: &str, args: ToolArgs) -> ToolCall {
         ToolCall::new("c1".into(), name.into(), args)
@@ -481,5 +497,19 @@ mod tests {
         assert!(row.starts_with("user: a [31m b "), "{row}");
         assert!(!row.chars().any(|c| c.is_control() || c == '\u{202E}'));
         assert_eq!(row.chars().count(), "user: ".len() + 200);
+    }
+
+    proptest! {
+        #[test]
+        fn the_ascii_cut_is_the_grapheme_cut(
+            text in proptest::collection::vec(
+                prop_oneof![Just("a"), Just(" "), Just("\r"), Just("\n"), Just("\u{301}"), Just("é"), Just("👍🏽")],
+                0..12,
+            ),
+            max in 0usize..8,
+        ) {
+            let text = text.concat();
+            prop_assert_eq!(cut_chars(&text, max), text[..grapheme_cut(&text, max)].to_string());
+        }
     }
 }
