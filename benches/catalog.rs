@@ -1,21 +1,29 @@
 //! The catalog area: `pitree list --all --json` without an index, with it, and after one session
-//! grew, as subprocesses; and one search keystroke over every session (from the `search` worker).
+//! grew, as subprocesses; the listing without an index at smaller sizes too ([`SIZES`] sessions,
+//! hard links to every k-th file of the corpus), each next to pi's `listAll` of the same files, so
+//! that the fixed costs that dominate there show; and one search keystroke over every session
+//! (from the `search` worker).
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use color_eyre::eyre::{Result, WrapErr, bail, eyre};
 
 use crate::corpus::{self, Corpus};
-use crate::reference::{self, Probe, Sandbox, Timing};
+use crate::reference::{self, PiTiming, Probe, Sandbox, Timing};
 use crate::table::{Judged, Row, cell, duration, judge, judge_pair, pair, ratio, rss_cell, size, thousands};
 use crate::worker::{self, Measured, SearchReport, Typing};
-use crate::{Config, References, pitree_probe};
+use crate::{Config, References, pitree_probe, pitree_probe_at};
 
 const GROW_BYTES: u64 = 1_000_000;
+/// The smaller catalogs listed beside the whole one (scaled with the corpus).
+pub const SIZES: [u64; 2] = [100, 1_500];
 /// Picker search, one keystroke (product spec §9).
 pub const KEYSTROKE_TARGET: Duration = Duration::from_millis(50);
+/// The cold listing against the floor row (issue 27: the ≤ 2× newline count of product.md §9
+/// restated against what no listing equal to pi's can skip).
+const FLOOR_TARGET: f64 = 1.5;
 
 /// A timed `pitree list --json`, with the number of sessions its last run printed.
 pub struct Listing {
@@ -113,6 +121,65 @@ fn time_listing(
     Ok(Listing { timing, listed })
 }
 
+/// A listing of a smaller catalog and pi's `listAll` of the same files.
+pub struct SizedList {
+    sessions: usize,
+    bytes: u64,
+    pitree: Result<Listing>,
+    pi: Result<PiTiming>,
+}
+
+/// The cold listing and pi's at each of [`SIZES`] (scaled like the corpus).
+pub fn measure_sizes(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Vec<SizedList> {
+    SIZES
+        .iter()
+        .map(|&n| {
+            let n = ((n as f64 * config.scale).round() as usize).max(10);
+            let (agent_dir, bytes) = match subset(corpus, n) {
+                Ok(made) => made,
+                Err(e) => {
+                    let e = format!("{e}");
+                    return SizedList {
+                        sessions: n,
+                        bytes: 0,
+                        pitree: Err(eyre!("{e}")),
+                        pi: Err(eyre!("{e}")),
+                    };
+                }
+            };
+            eprintln!("pitree list --all --json and pi listAll over {n} sessions, {} runs", config.runs);
+            let probe = pitree_probe_at(&["list", "--all", "--json"], &agent_dir, sandbox);
+            let pitree = time_listing(&probe, config.runs, sandbox, || sandbox.reset());
+            let pi = reference::pi_list_all(&agent_dir, config.slow_runs, sandbox);
+            SizedList { sessions: n, bytes, pitree, pi }
+        })
+        .collect()
+}
+
+/// An agent dir of `n` sessions of the corpus (every k-th file, hard-linked, so their sizes spread
+/// as the whole corpus's do), made once; and their bytes.
+fn subset(corpus: &Corpus, n: usize) -> Result<(PathBuf, u64)> {
+    let files = reference::session_files(&corpus.agent_dir)?;
+    let step = (files.len() / n.max(1)).max(1);
+    let chosen: Vec<&PathBuf> = files.iter().step_by(step).take(n).collect();
+    let agent_dir = corpus.root.join("subsets").join(n.to_string()).join("agent");
+    let sessions = agent_dir.join("sessions");
+    let mut bytes = 0;
+    for file in chosen {
+        let folder = file
+            .parent()
+            .and_then(Path::file_name)
+            .ok_or_else(|| eyre!("{} has no folder", file.display()))?;
+        let to = sessions.join(folder).join(file.file_name().unwrap_or_default());
+        if !to.exists() {
+            fs::create_dir_all(sessions.join(folder)).wrap_err("creating a subset folder")?;
+            fs::hard_link(file, &to).wrap_err_with(|| format!("linking {}", file.display()))?;
+        }
+        bytes += fs::metadata(&to)?.len();
+    }
+    Ok((agent_dir, bytes))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rows
 
@@ -135,10 +202,24 @@ pub fn rows(
             }),
             reference_rss: "–".into(),
             judged: judge_pair(&lists.cold, &references.newlines, |cold, n| {
-                let r = ratio(cold.timing.median(), n.timing.median());
-                Judged::check(format!("{r:.2}× the newline count"), r <= 2.0)
+                Judged::info(format!(
+                    "{:.2}× the newline count",
+                    ratio(cold.timing.median(), n.timing.median())
+                ))
             }),
-            target: "≤ 2× the newline count".into(),
+            target: "– (product.md: ≤ 2×; restated against the floor below)".into(),
+        },
+        Row {
+            work: "The same listing against its floor".into(),
+            pitree: cell(&lists.cold, listing_cell),
+            pitree_rss: rss_cell(&lists.cold, |l| &l.timing),
+            reference: cell(&references.json_check, |c| format!("floor {}", duration(c.timing.median()))),
+            reference_rss: "–".into(),
+            judged: judge_pair(&lists.cold, &references.json_check, |cold, floor| {
+                let r = ratio(cold.timing.median(), floor.timing.median());
+                Judged::check(format!("{r:.2}× the floor"), r <= FLOOR_TARGET)
+            }),
+            target: format!("≤ {FLOOR_TARGET}× the floor (read + JSON check of every line)"),
         },
         Row {
             work: "Floor: read the same files and check every line is JSON, nothing else (in-process)".into(),
@@ -189,6 +270,25 @@ pub fn rows(
         grown_row(lists),
         keystroke_row(stats.files, search),
     ]
+}
+
+/// The cold listing at each smaller size against pi's `listAll` of the same files.
+pub fn sized_rows(sizes: &[SizedList]) -> Vec<Row> {
+    sizes
+        .iter()
+        .map(|s| Row {
+            work: format!("List {} sessions / {}, no index", thousands(s.sessions as u64), size(s.bytes)),
+            pitree: cell(&s.pitree, listing_cell),
+            pitree_rss: rss_cell(&s.pitree, |l| &l.timing),
+            reference: cell(&s.pi, |pi| format!("pi listAll {}", duration(pi.timing.median()))),
+            reference_rss: rss_cell(&s.pi, |pi| &pi.timing),
+            judged: judge_pair(&s.pitree, &s.pi, |list, pi| {
+                let r = ratio(pi.timing.median(), list.timing.median());
+                Judged::check(format!("{r:.1}× faster"), r >= 10.0)
+            }),
+            target: "≥ 10× faster than pi's listAll".into(),
+        })
+        .collect()
 }
 
 fn grown_row(lists: &Lists) -> Row {

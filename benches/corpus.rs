@@ -246,7 +246,11 @@ impl Corpus {
     /// Records the grow target's length and mtime (on disk too, in case the run is interrupted) so
     /// that [`Growth::restore`] can put the corpus back after [`append_bytes`].
     pub fn begin_growth(&self) -> Result<Growth> {
-        let path = self.catalog.grow_target.clone();
+        self.begin_growth_of(self.catalog.grow_target.clone())
+    }
+
+    /// [`Corpus::begin_growth`] of another session of the corpus (the big one).
+    pub fn begin_growth_of(&self, path: PathBuf) -> Result<Growth> {
         let meta = fs::metadata(&path).wrap_err_with(|| format!("reading {}", path.display()))?;
         let growth = Growth {
             marker: self.root.join(GROWTH_PENDING),

@@ -6,8 +6,8 @@
 //!   files into the page cache, so this and every later measurement read from memory.
 //! - [`json_check`]: the floor under a cold listing, the same reading with every line checked to be
 //!   JSON as the listing checks it (`JSON.parse` validity, which pi's `messageCount` depends on).
-//! - [`pi_list_all`] and [`pi_open`]: pi 1.6.0's own `SessionManager.listAll()` and `open()` +
-//!   `getTree()`, through `tests/compat/pi-bench.mjs` (needs `node` and `npm ci --prefix tests/compat`).
+//! - [`pi_list_all`], [`pi_open`] and [`pi_context`]: pi 1.6.0's own `SessionManager.listAll()`,
+//!   `open()` + `getTree()`, and that + `buildSessionContext()`, through `tests/compat/pi-bench.mjs` (needs `node` and `npm ci --prefix tests/compat`).
 //! - [`time_command`]: runs a command N times in a [`Sandbox`] and returns the median wall time, the
 //!   command's peak RSS (`wait4`'s `ru_maxrss`) and the bytes it read (`rchar` in `/proc/<pid>/io`,
 //!   read while the exited command is still a zombie). The command is started by a small launcher
@@ -461,6 +461,7 @@ struct PiReport {
     peak_rss_bytes: u64,
     sessions: Option<u64>,
     roots: Option<u64>,
+    messages: Option<u64>,
 }
 
 /// A pi measurement, with the count pi reported (sessions listed, or tree roots).
@@ -477,6 +478,12 @@ pub fn pi_list_all(agent_dir: &Path, runs: usize, sandbox: &Sandbox) -> Result<P
 /// pi's `SessionManager.open(file)` + `getTree()`, `runs` times.
 pub fn pi_open(file: &Path, agent_dir: &Path, runs: usize, sandbox: &Sandbox) -> Result<PiTiming> {
     pi_bench("--open", file, agent_dir, runs, sandbox)
+}
+
+/// pi's `SessionManager.open(file)` + `getTree()` + `buildSessionContext()`, `runs` times: what
+/// `pitree context` and `pitree show` compute.
+pub fn pi_context(file: &Path, agent_dir: &Path, runs: usize, sandbox: &Sandbox) -> Result<PiTiming> {
+    pi_bench("--context", file, agent_dir, runs, sandbox)
 }
 
 fn pi_bench(flag: &str, target: &Path, agent_dir: &Path, runs: usize, sandbox: &Sandbox) -> Result<PiTiming> {
@@ -509,7 +516,7 @@ fn pi_bench(flag: &str, target: &Path, agent_dir: &Path, runs: usize, sandbox: &
     let runs = report.runs_ms.iter().map(|ms| Duration::from_secs_f64(ms / 1e3)).collect();
     Ok(PiTiming {
         timing: Timing { runs, peak_rss: Some(report.peak_rss_bytes), read_bytes: None },
-        count: report.sessions.or(report.roots),
+        count: report.sessions.or(report.roots).or(report.messages),
     })
 }
 

@@ -67,6 +67,22 @@
 //! - **Key press to the next frame**: ↓ and PgDn (median ≤ 2 ms); ↓ with the detail pane filled; a
 //!   filter change (Ctrl+O) and a search keystroke, which have no target of their own.
 //!
+//! **Tree view, again** (`tree.rs`, the `open-cached` worker): the big session opened again from
+//! the parsed-session cache the first open left, launch to the frame that answers every key
+//! (≤ 60 ms); and after 1 MB was appended (≤ 1.3× that plus reading the megabyte alone, which the
+//! worker times by parsing it on its own).
+//!
+//! **Command line** (`commands.rs`), whole processes on the big session: `pitree context BIG
+//! --json` and `pitree show BIG` with an empty cache folder against pi's `open` + `getTree` +
+//! `buildSessionContext` (≥ 12× faster, peak memory ≤ half the file), `show --json`'s peak memory,
+//! each command again from the cache the first run left (context: ≤ ¼ of the first; the output
+//! must be byte for byte the first run's), and `context` after 1 MB was appended (≤ 1.3× the
+//! second run plus reading the megabyte).
+//!
+//! **Catalog at three sizes**: the cold listing of 100 and 1,500 sessions (every k-th file of
+//! the corpus, hard-linked under `subsets/`) next to pi's `listAll` of the same files, beside the
+//! 5,000 of the main rows; and the cold listing against the floor row (≤ 1.5×).
+//!
 //! Peak memory always comes from a process of its own: a command's `ru_maxrss` through the launcher
 //! ([`reference::time_command`]), or the worker's RSS high-water mark after each phase (`worker.rs`:
 //! the bench binary re-executed as `spec --worker <mode>`). Every command and worker runs 5 times
@@ -77,6 +93,7 @@
 //! [`table::cell`] and [`table::judge`] (or their two-measurement forms).
 
 mod catalog;
+mod commands;
 mod corpus;
 mod picker;
 mod reference;
@@ -153,17 +170,29 @@ fn main() -> Result<()> {
     let sandbox = Sandbox::create(&corpus.root.join("sandbox"))?;
     let references = measure_references(&config, &corpus, &sandbox)?;
     let lists = catalog::measure_lists(&config, &corpus, &sandbox);
+    let sizes = catalog::measure_sizes(&config, &corpus, &sandbox);
     let frames = picker::Frames {
         warm: picker::measure_first_frame(&config, &corpus, &sandbox),
         cold: picker::measure_cold_frame(&config, &corpus, &sandbox),
     };
     let search = picker::measure_search(&config, &corpus, &sandbox);
     let tree = tree::measure(&config, &corpus, &sandbox);
+    let cached = tree::measure_cached(&config, &corpus, &sandbox);
+    let commands = commands::measure(&config, &corpus, &sandbox);
     print_references(&corpus, &references);
-    print_table("Catalog", &catalog::rows(&corpus, &references, &lists, &search), true);
+    let mut catalog_rows = catalog::rows(&corpus, &references, &lists, &search);
+    catalog_rows.extend(catalog::sized_rows(&sizes));
+    print_table("Catalog", &catalog_rows, true);
     print_table("Picker", &picker::rows(&corpus, &lists, &frames, &search), true);
     print_table("Session core", &tree::session_rows(&corpus, &references, &tree), true);
-    print_table("Tree view", &tree::view_rows(&corpus, &references, &tree), true);
+    let mut view_rows = tree::view_rows(&corpus, &references, &tree);
+    view_rows.extend(tree::cached_rows(&cached));
+    print_table("Tree view", &view_rows, true);
+    print_table(
+        "Command line",
+        &commands::rows(&corpus, &references, &commands, &cached.reading_appended()),
+        true,
+    );
     println!(
         "The last command's stdout and stderr are in {}. The bench took {}.",
         sandbox.out_dir().display(),
@@ -181,6 +210,7 @@ struct References {
     big_newlines: Result<Newlines>,
     pi_list_all: Result<PiTiming>,
     pi_open: Result<PiTiming>,
+    pi_context: Result<PiTiming>,
 }
 
 fn measure_references(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Result<References> {
@@ -194,16 +224,24 @@ fn measure_references(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Re
     let pi_list_all = reference::pi_list_all(&corpus.agent_dir, config.slow_runs, sandbox);
     eprintln!("pi 1.6.0 open + getTree of the big session, {} runs", config.slow_runs);
     let pi_open = reference::pi_open(&corpus.big_session, &corpus.big_agent_dir, config.slow_runs, sandbox);
-    Ok(References { newlines, json_check, big_newlines, pi_list_all, pi_open })
+    eprintln!("pi 1.6.0 open + getTree + buildSessionContext of the big session, {} runs", config.slow_runs);
+    let pi_context =
+        reference::pi_context(&corpus.big_session, &corpus.big_agent_dir, config.slow_runs, sandbox);
+    Ok(References { newlines, json_check, big_newlines, pi_list_all, pi_open, pi_context })
 }
 
 /// The pitree binary with the sandbox environment and the catalog as `PI_CODING_AGENT_DIR`.
 fn pitree_probe(args: &[&str], corpus: &Corpus, sandbox: &Sandbox) -> Probe {
+    pitree_probe_at(args, &corpus.agent_dir, sandbox)
+}
+
+/// [`pitree_probe`] with another agent dir.
+fn pitree_probe_at(args: &[&str], agent_dir: &Path, sandbox: &Sandbox) -> Probe {
     let program = env::var_os("PITREE_BENCH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_pitree").into());
     Probe {
         program,
         args: args.iter().map(OsString::from).collect(),
-        env: sandbox.env(&corpus.agent_dir),
+        env: sandbox.env(agent_dir),
         cwd: sandbox.home(),
         timeout: PITREE_TIMEOUT,
     }
@@ -299,6 +337,13 @@ fn print_references(corpus: &Corpus, references: &References) {
         references.pi_open.as_ref().map(|pi| &pi.timing),
         cell(&references.pi_open, |pi| {
             format!("{}; pitree must be ≥ 10× faster in ≤ {half}", pi_count(pi, "tree roots"))
+        }),
+    );
+    print_reference(
+        "pi 1.6.0 open + getTree + buildSessionContext, big session",
+        references.pi_context.as_ref().map(|pi| &pi.timing),
+        cell(&references.pi_context, |pi| {
+            format!("{}; pitree context and show must be ≥ 12× faster", pi_count(pi, "context messages"))
         }),
     );
     println!();

@@ -4,24 +4,117 @@
 
 use std::time::Duration;
 
-use color_eyre::eyre::Result;
+use color_eyre::eyre::{Result, bail, eyre};
 
 use crate::corpus::Corpus;
 use crate::reference::{PiTiming, Sandbox};
 use crate::table::{
     Judged, Row, cell, duration, judge, judge_pair, median, quantile, ratio, size, thousands,
 };
-use crate::worker::{self, Measured, TreeReport};
+use crate::worker::{self, CachedReport, Measured, TreeReport};
 use crate::{Config, References};
 
 /// Tree view, one key press to the next frame (product spec §9).
 const KEY_TARGET: Duration = Duration::from_millis(2);
+/// A session opened again, from the parsed-session cache, to the frame that answers keys.
+const CACHED_TARGET: Duration = Duration::from_millis(60);
 
 type Tree = Result<Measured<TreeReport>>;
 
 pub fn measure(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Tree {
     eprintln!("tree view of the big session (open-tree worker), {} runs", config.runs);
     worker::measure("open-tree", &[&corpus.big_session], config.runs, sandbox, &corpus.big_agent_dir)
+}
+
+/// Opening the big session again, from the parsed-session cache: unchanged, and after 1 MB was
+/// appended.
+pub struct CachedOpens {
+    unchanged: Result<Measured<CachedReport>>,
+    grown: Result<Measured<CachedReport>>,
+}
+
+/// Launch to the frame with keys answered, median over runs.
+fn cached_frame(m: &Measured<CachedReport>) -> Duration {
+    median(&m.reports.iter().map(|r| r.frame).collect::<Vec<_>>())
+}
+
+impl CachedOpens {
+    /// What reading the appended megabyte alone takes (median over the grown runs).
+    pub fn reading_appended(&self) -> Result<Duration> {
+        match &self.grown {
+            Ok(m) => Ok(median(&m.reports.iter().map(|r| r.appended_parse).collect::<Vec<_>>())),
+            Err(e) => Err(eyre!("{e}")),
+        }
+    }
+}
+
+pub fn measure_cached(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> CachedOpens {
+    eprintln!(
+        "tree view of the big session from the cache (open-cached worker), {} runs, then grown",
+        config.runs
+    );
+    let open = |before: &mut dyn FnMut() -> Result<()>| -> Result<Measured<CachedReport>> {
+        let measured: Measured<CachedReport> = worker::measure_with(
+            "open-cached",
+            &[&corpus.big_session],
+            config.runs,
+            sandbox,
+            &corpus.big_agent_dir,
+            before,
+        )?;
+        if measured.reports.iter().any(|r| !r.cached) {
+            bail!("a run did not find the session in the cache");
+        }
+        Ok(measured)
+    };
+    let warmed = sandbox.reset().and_then(|()| {
+        worker::measure::<CachedReport>(
+            "open-cached",
+            &[&corpus.big_session],
+            1,
+            sandbox,
+            &corpus.big_agent_dir,
+        )
+    });
+    if let Err(e) = warmed {
+        let e = format!("{e}");
+        return CachedOpens { unchanged: Err(eyre!("{e}")), grown: Err(eyre!("{e}")) };
+    }
+    let unchanged = open(&mut || Ok(()));
+    let grown = crate::commands::grown(corpus, open);
+    CachedOpens { unchanged, grown }
+}
+
+pub fn cached_rows(cached: &CachedOpens) -> Vec<Row> {
+    let frame = |m: &Result<Measured<CachedReport>>| match m {
+        Ok(m) => Ok(cached_frame(m)),
+        Err(e) => Err(eyre!("{e}")),
+    };
+    vec![
+        Row {
+            work:
+                "Open the big session again (from the cache): launch to the first frame, every key answered"
+                    .into(),
+            pitree: cell(&cached.unchanged, |m| {
+                let read = median(&m.reports.iter().map(|r| r.read).collect::<Vec<_>>());
+                format!("{} (the cache read {})", duration(cached_frame(m)), duration(read))
+            }),
+            pitree_rss: cell(&cached.unchanged, |m| size(m.reports.iter().map(|r| r.rss).max().unwrap_or(0))),
+            reference: "–".into(),
+            reference_rss: "–".into(),
+            judged: judge(&cached.unchanged, |m| {
+                let d = cached_frame(m);
+                Judged::check(format!("{:.2}× the target", ratio(d, CACHED_TARGET)), d <= CACHED_TARGET)
+            }),
+            target: format!("≤ {}", duration(CACHED_TARGET)),
+        },
+        crate::commands::grown_row(
+            &format!("The same after pi appended {}", size(crate::commands::GROW_BYTES)),
+            &frame(&cached.grown),
+            &frame(&cached.unchanged),
+            &cached.reading_appended(),
+        ),
+    ]
 }
 
 /// The median over runs of one time of the report.

@@ -15,6 +15,12 @@
 //!   typed with the full index. After every timed key the detail job of the new selection is run
 //!   untimed (the app runs it on a worker), so the next key starts from a settled screen. Timed from
 //!   the worker's `main`, with the RSS high-water mark after each phase.
+//! - `open-cached FILE`: what `pitree FILE` does with a session the parsed-session cache holds
+//!   (`pitree::catalog::session_cache`, in the sandbox's cache folder): the cache file read, with
+//!   what was appended since, the view of the whole session and its first frame, which answers
+//!   every key; then, untimed, the appended bytes alone parsed as a session (what reading them
+//!   costs). A run that finds no cache file parses the file and fills the cache instead (the
+//!   bench's untimed warm-up).
 //! - `picker-frame ROOT CACHE`: [`pitree::tui::bench_first_frame`]: launch to the first frame that
 //!   lists every session of ROOT, with the index in CACHE (warm it with one untimed run; an empty
 //!   CACHE times the first launch, which scans every file).
@@ -34,6 +40,7 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr, bail, eyre};
 use pitree::catalog::locate::{RootSource, SessionsRoot};
 use pitree::catalog::search::{SearchIndex, SortMode};
+use pitree::catalog::session_cache::{Level, SessionCache};
 use pitree::catalog::{Catalog, Scope};
 use pitree::session::Session;
 use pitree::session::parse::parse_file;
@@ -100,6 +107,23 @@ pub struct TreeReport {
     pub filter: Vec<Duration>,
     /// One per character of [`TREE_QUERY`].
     pub search: Vec<Duration>,
+}
+
+/// What `open-cached` prints. Times marked "since launch" count from the worker's `main`.
+#[derive(Serialize, serde::Deserialize)]
+pub struct CachedReport {
+    /// The session came from the cache (else it was parsed and the cache filled).
+    pub cached: bool,
+    /// Since launch: the whole session's first frame, from the cache, is drawn.
+    pub frame: Duration,
+    /// The read through the cache alone.
+    pub read: Duration,
+    /// Bytes of the session file read after the cached part.
+    pub appended: u64,
+    /// The appended bytes alone (after the header) parsed as a session.
+    pub appended_parse: Duration,
+    /// RSS high-water mark at the frame.
+    pub rss: u64,
 }
 
 /// What `picker-frame` prints.
@@ -194,6 +218,7 @@ fn run_mode(args: &[OsString], launched: Instant) -> Result<()> {
         .collect::<Result<_>>()?;
     let json = match text.as_slice() {
         ["open-tree", file] => serde_json::to_string(&open_tree(Path::new(file), launched)?),
+        ["open-cached", file] => serde_json::to_string(&open_cached(Path::new(file), launched)?),
         ["picker-frame", root, cache] => {
             let first_frame =
                 pitree::tui::bench_first_frame(Path::new(root), Path::new(cache), WIDTH, HEIGHT)?;
@@ -304,6 +329,55 @@ fn open_tree(file: &Path, launched: Instant) -> Result<TreeReport> {
         full_text: keys.full_text,
         long_entries: keys.long_entries,
     })
+}
+
+/// As the app opens a session the parsed-session cache holds: the cache file and what was
+/// appended since, then the view of the whole session and its first frame.
+fn open_cached(file: &Path, launched: Instant) -> Result<CachedReport> {
+    let cache = SessionCache::from_env(&|k| env::var_os(k)).ok_or_else(|| eyre!("no cache folder"))?;
+    let started = Instant::now();
+    let Some(cached) = cache.get(file, Level::Whole) else {
+        let parsed = parse_file(file)
+            .map_err(|e| eyre!("{e}"))
+            .wrap_err_with(|| format!("parsing {}", file.display()))?;
+        cache.put(&parsed, Level::Whole).wrap_err("filling the cache")?;
+        let (frame, read) = (launched.elapsed(), started.elapsed());
+        return Ok(CachedReport {
+            cached: false,
+            frame,
+            read,
+            appended: 0,
+            appended_parse: Duration::ZERO,
+            rss: 0,
+        });
+    };
+    let read = started.elapsed();
+    let appended = cached.appended;
+    let theme = Theme::dark();
+    let view = TreeView::open(Session::from_parsed(cached.file), TreeOptions::default());
+    let terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).wrap_err("creating the test terminal")?;
+    let mut screen = Screen { view, terminal, theme };
+    screen.draw()?;
+    let (frame, rss) = (launched.elapsed(), self_peak_rss());
+    let appended_parse = parse_appended_alone(file, appended)?;
+    black_box(screen);
+    Ok(CachedReport { cached: true, frame, read, appended, appended_parse, rss })
+}
+
+/// The time to parse the last `appended` bytes of `file` as a session of their own (its header
+/// line, then them): what reading what was appended costs.
+fn parse_appended_alone(file: &Path, appended: u64) -> Result<Duration> {
+    if appended == 0 {
+        return Ok(Duration::ZERO);
+    }
+    let bytes = fs::read(file).wrap_err_with(|| format!("reading {}", file.display()))?;
+    let header_end = memchr::memchr(b'\n', &bytes).map_or(bytes.len(), |i| i + 1);
+    let tail = bytes.len() - usize::try_from(appended)?.min(bytes.len() - header_end);
+    let alone = [&bytes[..header_end], &bytes[tail..]].concat();
+    drop(bytes);
+    let started = Instant::now();
+    black_box(pitree::session::parse::parse_bytes(&alone, file.to_path_buf()).map_err(|e| eyre!("{e}"))?);
+    Ok(started.elapsed())
 }
 
 struct TreeKeys {

@@ -1,14 +1,13 @@
 //! The `pitree` binary: parse the command line, run a command or the full-screen app, and turn
 //! errors into one line on stderr with exit status 1 (usage errors exit 2, from clap).
 
-use clap::Parser;
-use pitree::cli::{Cli, run_command};
+use pitree::cli::run_command;
 
 fn main() {
     pitree::memory::pad_thread_heaps();
     quiet_library_backtraces();
     let _ = color_eyre::install();
-    let cli = Cli::parse();
+    let cli = pitree::cli::options::parse();
     let status = match cli.command {
         Some(command) => run_command(command, &cli.global),
         None => pitree::cli::run_interactive(&cli),

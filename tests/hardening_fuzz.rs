@@ -261,7 +261,10 @@ fn open_requested_trees(h: &mut picker_support::Harness) {
         .collect();
     h.effects.retain(|e| !matches!(e, Effect::OpenTree(_) | Effect::ReopenTree(_)));
     for (path, result) in wanted {
-        h.send(Event::TreeOpened { path, result: result.map_err(|e| e.to_string()) });
+        h.send(Event::TreeOpened {
+            path,
+            result: result.map(std::sync::Arc::new).map_err(|e| e.to_string()),
+        });
     }
 }
 

@@ -9,6 +9,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use picker_support::Fixtures;
+use pitree::catalog::session_cache::{Level, SessionCache};
 use pitree::catalog::{Catalog, SessionsRoot, locate::RootSource};
 use pitree::tui::app::{self, App, AppOptions, Event, Exit, Runner};
 use pitree::tui::keymap::Keybindings;
@@ -62,13 +63,11 @@ fn the_benchmark_hooks_run() {
     }
 }
 
-#[test]
-fn opening_a_big_session_sends_its_outline_before_the_whole_session_and_a_small_one_only_the_whole() {
-    let dir = tempfile::tempdir().unwrap();
-    let header =
-        r#"{"type":"session","version":3,"id":"big","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+/// A session of just over [`app::OUTLINE_BYTES`] (tool results of 256 KB) in `dir`, and its entry
+/// count.
+fn big_session(dir: &std::path::Path) -> (std::path::PathBuf, usize) {
     let output = "x".repeat(256 * 1024);
-    let mut text = format!("{header}\n");
+    let mut text = format!("{HEADER}\n");
     let mut parent = "null".to_string();
     for i in 0..(app::OUTLINE_BYTES as usize / output.len() + 1) {
         text.push_str(&format!(
@@ -77,34 +76,46 @@ fn opening_a_big_session_sends_its_outline_before_the_whole_session_and_a_small_
         text.push('\n');
         parent = format!("\"e{i}\"");
     }
-    let big = dir.path().join("big.jsonl");
+    let big = dir.join("big.jsonl");
     std::fs::write(&big, &text).unwrap();
+    (big, text.lines().count() - 1)
+}
+
+const HEADER: &str =
+    r#"{"type":"session","version":3,"id":"big","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+
+/// What the runner sent for one opened session: `outline <width>` for a frame drawn from the
+/// outline, then `whole <entries>`.
+fn opened(rx: &mpsc::Receiver<Event>) -> Vec<String> {
+    let mut seen = Vec::new();
+    loop {
+        match rx.recv_timeout(Duration::from_secs(120)).expect("the session is read") {
+            Event::TreeOutline { frame, .. } => {
+                let text: String = frame.content().iter().map(|c| c.symbol()).collect();
+                assert!(text.contains("Reading the whole session…"), "{text}");
+                seen.push(format!("outline {}", frame.area.width));
+            }
+            Event::TreeOpened { result, .. } => {
+                seen.push(format!("whole {}", result.unwrap().entries().len()));
+                return seen;
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn opening_a_big_session_sends_its_outline_before_the_whole_session_and_a_small_one_only_the_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (big, entries) = big_session(dir.path());
     let small = dir.path().join("small.jsonl");
-    std::fs::write(&small, format!("{header}\n")).unwrap();
+    std::fs::write(&small, format!("{HEADER}\n")).unwrap();
 
     let catalog = Arc::new(Catalog::open(SessionsRoot::new(dir.path(), RootSource::Flag), None));
     let (tx, rx) = mpsc::channel();
     let mut runner: Runner<TestBackend> = Runner::new(tx, catalog, dir.path().to_path_buf());
     let (app, _) = App::new(AppOptions::default(), Theme::no_color(), Arc::new(Keybindings::defaults()), 0);
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    let opened = |rx: &mpsc::Receiver<Event>| {
-        let mut seen = Vec::new();
-        loop {
-            match rx.recv_timeout(Duration::from_secs(120)).expect("the session is read") {
-                Event::TreeOutline { frame, .. } => {
-                    let text: String = frame.content().iter().map(|c| c.symbol()).collect();
-                    assert!(text.contains("Reading the whole session…"), "{text}");
-                    seen.push(format!("outline {}", frame.area.width));
-                }
-                Event::TreeOpened { result, .. } => {
-                    seen.push(format!("whole {}", result.unwrap().entries().len()));
-                    return seen;
-                }
-                _ => {}
-            }
-        }
-    };
-    let entries = text.lines().count() - 1;
     runner.run(app::Effect::OpenTree(big), &app, &mut terminal).unwrap();
     assert_eq!(
         opened(&rx),
@@ -113,4 +124,39 @@ fn opening_a_big_session_sends_its_outline_before_the_whole_session_and_a_small_
     );
     runner.run(app::Effect::OpenTree(small), &app, &mut terminal).unwrap();
     assert_eq!(opened(&rx), ["whole 0"]);
+}
+
+#[test]
+fn a_big_session_opened_again_comes_whole_from_the_cache_with_what_was_appended() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("sessions");
+    std::fs::create_dir(&sessions).unwrap();
+    let (big, entries) = big_session(&sessions);
+    let cache = SessionCache::new(&dir.path().join("cache"));
+    let catalog = Arc::new(
+        Catalog::open(SessionsRoot::new(&sessions, RootSource::Flag), None)
+            .with_session_cache(Some(cache.clone())),
+    );
+    let (tx, rx) = mpsc::channel();
+    let mut runner: Runner<TestBackend> = Runner::new(tx, catalog, dir.path().to_path_buf());
+    let (app, _) = App::new(AppOptions::default(), Theme::no_color(), Arc::new(Keybindings::defaults()), 0);
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    runner.run(app::Effect::OpenTree(big.clone()), &app, &mut terminal).unwrap();
+    assert_eq!(opened(&rx), ["outline 80".to_string(), format!("whole {entries}")]);
+    let kept = (0..600).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        cache.get(&big, Level::Whole).is_some()
+    });
+    assert!(kept, "the whole parse is kept once the view has it");
+
+    runner.run(app::Effect::OpenTree(big.clone()), &app, &mut terminal).unwrap();
+    assert_eq!(opened(&rx), [format!("whole {entries}")], "no outline: the whole session at once");
+    let line = r#"{"type":"message","id":"more","parentId":"e0","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"more"}}"#;
+    std::io::Write::write_all(
+        &mut std::fs::OpenOptions::new().append(true).open(&big).unwrap(),
+        format!("{line}\n").as_bytes(),
+    )
+    .unwrap();
+    runner.run(app::Effect::OpenTree(big), &app, &mut terminal).unwrap();
+    assert_eq!(opened(&rx), [format!("whole {}", entries + 1)], "the cache and the appended line");
 }

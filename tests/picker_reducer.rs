@@ -773,7 +773,7 @@ fn opening_auth_refactor() -> (Fixtures, Harness, PathBuf) {
 fn the_tree_view_opens_from_enter_and_esc_comes_back_to_the_same_view() {
     let (_f, mut h, path) = opening_auth_refactor();
     let session = pitree::session::Session::open(&path).unwrap();
-    h.send(Event::TreeOpened { path: path.clone(), result: Ok(session) });
+    h.send(Event::TreeOpened { path: path.clone(), result: Ok(std::sync::Arc::new(session)) });
     assert!(matches!(h.app.screen, Screen::Tree(_)));
     assert!(
         h.effects.iter().any(|e| matches!(e, Effect::TreeSearch(_))),
@@ -808,7 +808,7 @@ fn a_big_sessions_outline_is_shown_until_the_whole_session_arrives_and_answers_n
 
     h.send(Event::TreeOpened {
         path: path.clone(),
-        result: Ok(pitree::session::Session::open(&path).unwrap()),
+        result: Ok(std::sync::Arc::new(pitree::session::Session::open(&path).unwrap())),
     });
     assert!(matches!(h.app.screen, Screen::Tree(_)));
     let whole = h.screen(120, 40);
@@ -838,7 +838,7 @@ fn a_session_that_grew_since_its_view_was_closed_reopens_reading_only_what_was_a
     let path = path.clone();
     h.send(Event::TreeOpened {
         path: path.clone(),
-        result: Ok(pitree::session::Session::open(&path).unwrap()),
+        result: Ok(std::sync::Arc::new(pitree::session::Session::open(&path).unwrap())),
     });
     let before = h.app.tree().unwrap().session().clone();
     h.code(KeyCode::Esc);
@@ -857,7 +857,10 @@ fn a_session_that_grew_since_its_view_was_closed_reopens_reading_only_what_was_a
     assert!(!h.effects.iter().any(|e| matches!(e, Effect::OpenTree(_))));
     let old = reopened(&h).expect("the closed view's session is read from where it stopped");
     assert_eq!(old.file.facts, before.file.facts);
-    h.send(Event::TreeOpened { path: path.clone(), result: old.reread().map_err(|e| e.to_string()) });
+    h.send(Event::TreeOpened {
+        path: path.clone(),
+        result: old.reread().map(std::sync::Arc::new).map_err(|e| e.to_string()),
+    });
     let view = h.app.tree().expect("the tree view");
     assert_eq!(view.session().entries().len(), before.entries().len() + 1);
     assert_eq!(view.session().graph.label_of(&leaf).map(|l| l.text.as_str()), Some("grown"));
@@ -983,7 +986,7 @@ fn esc_from_a_session_opened_on_the_command_line_shows_it_selected_in_the_picker
     });
     h.send(Event::TreeOpened {
         path: oldest.path.clone(),
-        result: Ok(pitree::session::Session::open(&oldest.path).unwrap()),
+        result: Ok(std::sync::Arc::new(pitree::session::Session::open(&oldest.path).unwrap())),
     });
     h.load(ScopeKind::Current, sessions);
     assert!(matches!(h.app.screen, Screen::Tree(_)));

@@ -903,7 +903,10 @@ fn a_session_named_on_the_command_line_opens_before_the_picker_scans() {
     assert_eq!(scans(&app::update(&mut app, Event::Resize(100, 30))), 0, "held while it opens");
     let opened = app::update(
         &mut app,
-        Event::TreeOpened { path: path.clone(), result: Ok(Session::open(&path).unwrap()) },
+        Event::TreeOpened {
+            path: path.clone(),
+            result: Ok(std::sync::Arc::new(Session::open(&path).unwrap())),
+        },
     );
     assert!(scans(&opened) > 0, "the picker's scan starts once the tree is open");
     assert!(
@@ -942,7 +945,10 @@ fn the_app_passes_the_users_tree_keys_to_the_view() {
         App::new(options, pitree::tui::theme::Theme::no_color(), std::sync::Arc::new(keys), NOW_MS);
     app::update(
         &mut app,
-        Event::TreeOpened { path: path.clone(), result: Ok(Session::open(&path).unwrap()) },
+        Event::TreeOpened {
+            path: path.clone(),
+            result: Ok(std::sync::Arc::new(Session::open(&path).unwrap())),
+        },
     );
     assert!(matches!(app.screen, AppScreen::Tree(_)));
 

@@ -80,7 +80,7 @@ impl From<SortArg> for SortMode {
     }
 }
 
-/// Run `pitree list`; `session_dir` is the top-level `--session-dir`. The listing is not freed:
+/// Run `pitree list`; `session_dir` is `--session-dir`, given before or after `list`. The listing is not freed:
 /// the process ends with this command.
 pub fn run(args: &ListArgs, session_dir: Option<&Path>, out: &mut dyn Write) -> Result<()> {
     let env = |k: &str| std::env::var_os(k);

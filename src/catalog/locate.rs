@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs::{self, Metadata};
 use std::path::{Component, Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use color_eyre::eyre::{Result, eyre};
 use rayon::prelude::*;
@@ -120,10 +120,7 @@ pub struct FileMeta {
 
 impl FileMeta {
     pub fn of(meta: &Metadata) -> FileMeta {
-        let mtime_ns = meta.modified().map_or(0, |t| match t.duration_since(UNIX_EPOCH) {
-            Ok(d) => d.as_nanos().min(i64::MAX as u128) as i64,
-            Err(e) => -(e.duration().as_nanos().min(i64::MAX as u128) as i64),
-        });
+        let mtime_ns = meta.modified().map_or(0, time_ns);
         let (dev, ino) = dev_ino(meta);
         FileMeta { len: meta.len(), mtime_ns, dev, ino }
     }
@@ -372,6 +369,20 @@ pub fn lexical_absolute(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// `time` in nanoseconds since the epoch (negative before it), as [`FileMeta`] keeps mtimes.
+pub fn time_ns(time: SystemTime) -> i64 {
+    match time.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_nanos().min(i64::MAX as u128) as i64,
+        Err(e) => -(e.duration().as_nanos().min(i64::MAX as u128) as i64),
+    }
+}
+
+/// The time [`time_ns`] gives `ns` for.
+pub fn system_time(ns: i64) -> SystemTime {
+    let d = std::time::Duration::from_nanos(ns.unsigned_abs());
+    if ns >= 0 { UNIX_EPOCH + d } else { UNIX_EPOCH - d }
 }
 
 /// The canonical path when it resolves, else [`lexical_absolute`]: the key sessions are linked to

@@ -29,6 +29,7 @@ pub mod list_cmd;
 pub mod locate;
 pub mod scan;
 pub mod search;
+pub mod session_cache;
 pub mod summary;
 pub mod thread;
 
@@ -226,6 +227,7 @@ pub struct Catalog {
     index_file: Option<PathBuf>,
     live: Option<Arc<LiveCheck>>,
     texts: bool,
+    sessions: Option<session_cache::SessionCache>,
 }
 
 /// pitree's cache folder: `PITREE_CACHE_DIR`, else `<platform cache dir>/pitree` (on Linux
@@ -242,7 +244,18 @@ impl Catalog {
     /// every file).
     pub fn open(root: SessionsRoot, cache_dir: Option<&Path>) -> Catalog {
         let index_file = cache_dir.map(|d| index::index_path(d, &root.path));
-        Catalog { root, index_file, live: None, texts: true }
+        Catalog { root, index_file, live: None, texts: true, sessions: None }
+    }
+
+    /// Read big sessions through this parsed-session cache ([`session_cache`]).
+    pub fn with_session_cache(mut self, cache: Option<session_cache::SessionCache>) -> Catalog {
+        self.sessions = cache;
+        self
+    }
+
+    /// The parsed-session cache, if any.
+    pub fn session_cache(&self) -> Option<&session_cache::SessionCache> {
+        self.sessions.as_ref()
     }
 
     /// Mark sessions a running pi holds (`SessionSummary::live`).

@@ -1,14 +1,19 @@
 //! `pitree context`: what the model would see if pi resumed at the leaf (or at a chosen entry).
+//!
+//! It reads the session's outline (the tree without row texts, [`crate::session::outline`]) and
+//! only the entries on the path to that leaf whole, which is all the context is made of; the
+//! outline is kept in the parsed-session cache, so the next run reads only what was appended.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use color_eyre::eyre::{Result, eyre};
+use color_eyre::eyre::{Result, WrapErr, eyre};
 use serde_json::{Value, json};
 
+use crate::catalog::session_cache::{self, Level, SessionCache};
 use crate::display::sanitize;
-use crate::session::{Session, context};
+use crate::session::{Ix, Session, context};
 
 #[derive(Args, Debug)]
 pub struct ContextArgs {
@@ -22,15 +27,33 @@ pub struct ContextArgs {
     pub json: bool,
 }
 
-pub fn context(args: &ContextArgs, out: &mut dyn Write) -> Result<()> {
-    let session = super::open_session(&args.file)?;
+pub fn context(args: &ContextArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -> Result<()> {
+    let read = session_cache::read(cache, &args.file, Level::Outline, crate::session::parse::outline_file)
+        .map_err(|e| eyre!("{e}"))
+        .wrap_err_with(|| format!("cannot read {}", args.file.display()))?;
+    let mut session = Session::from_parsed(read.file);
     let leaf = match &args.leaf {
         Some(id) => Some(session.resolve_id(id).map_err(|e| eyre!("{e}"))?),
         None => session.graph.leaf(),
     };
+    if let Some(leaf) = leaf {
+        session.fill(session.graph.path_to(leaf))?;
+    }
+    let keep = cache.zip(read.keep);
+    let session = &session;
+    std::thread::scope(|scope| {
+        if let Some((cache, level)) = keep {
+            scope.spawn(move || cache.put(&session.file, level));
+        }
+        write_context(args, session, leaf, out)
+    })
+}
+
+/// What the model sees at `leaf` of `session` (read as far as the path to it), as text or JSON.
+fn write_context(args: &ContextArgs, session: &Session, leaf: Option<Ix>, out: &mut dyn Write) -> Result<()> {
     let messages = session.context_messages(leaf);
     let settings = context::settings(&session.graph, session.entries(), leaf);
-    let items: Vec<Value> = messages.iter().map(|m| message_json(&session, m)).collect::<Result<_>>()?;
+    let items: Vec<Value> = messages.iter().map(|m| message_json(session, m)).collect::<Result<_>>()?;
     if args.json {
         let model = settings.model.map(|(p, m)| json!({"provider": p, "modelId": m}));
         let doc = json!({

@@ -1,19 +1,25 @@
-//! The command line (product.md §7): clap definitions, and the scriptable commands that read or
-//! change one session file. The interactive forms hand over to [`crate::tui`].
+//! The command line (product.md §7): clap definitions (parsed through [`options`], which says where
+//! the shared options go), and the scriptable commands that read or change one session file. The
+//! interactive forms hand over to [`crate::tui`].
 
 mod edit;
 mod inspect;
+pub mod options;
 mod show;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use color_eyre::eyre::{Result, WrapErr};
 
-/// Find, inspect, branch and resume pi sessions.
+use crate::catalog::session_cache::SessionCache;
+
+/// Find, inspect, branch and resume pi sessions. Parse it with [`options::parse`], which places the
+/// shared options and refuses the ones a subcommand has no use for (`Cli::parse` does neither).
 #[derive(Parser, Debug)]
-#[command(name = "pitree", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+#[command(name = "pitree", version, about, long_about = None)]
+#[command(override_usage = "pitree [OPTIONS] [FILE|ID]\n       pitree [OPTIONS] <COMMAND>")]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
@@ -27,21 +33,22 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// Options shared by the picker and the commands.
+/// Options shared by the picker and the commands, accepted before or after the subcommand; what
+/// each means where is in [`options`].
 #[derive(Args, Debug, Clone, Default)]
 pub struct Global {
-    /// Start the picker in the All scope instead of the current folder.
-    #[arg(long)]
+    /// Start the picker in the All scope instead of the current folder (with list: list every folder).
+    #[arg(long, global = true)]
     pub all: bool,
     /// The sessions root (default: $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions,
     /// else ~/.pi/agent/sessions).
     #[arg(long, value_name = "DIR", global = true)]
     pub session_dir: Option<PathBuf>,
     /// Print the chosen session's path instead of resuming pi: pi --session "$(pitree --print)".
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub print: bool,
     /// The command that resumes pi (default: pi; also $PITREE_PI).
-    #[arg(long, value_name = "CMD", env = "PITREE_PI")]
+    #[arg(long, value_name = "CMD", env = "PITREE_PI", global = true)]
     pub pi: Option<String>,
 }
 
@@ -77,8 +84,8 @@ pub fn run_command(command: Command, global: &Global) -> Result<i32> {
     let out = &mut std::io::stdout().lock();
     match command {
         Command::List(args) => crate::catalog::list_cmd::run(&args, global.session_dir.as_deref(), out)?,
-        Command::Show(args) => show::run(&args, out)?,
-        Command::Context(args) => inspect::context(&args, out)?,
+        Command::Show(args) => show::run(&args, session_cache().as_ref(), out)?,
+        Command::Context(args) => inspect::context(&args, session_cache().as_ref(), out)?,
         Command::Leaf(args) => edit::leaf(&args, global, out)?,
         Command::Label(args) => edit::label(&args, global, out)?,
         Command::Rename(args) => edit::rename(&args, global, out)?,
@@ -86,11 +93,11 @@ pub fn run_command(command: Command, global: &Global) -> Result<i32> {
         Command::Delete(args) => edit::delete(&args, global, out)?,
         Command::Completions { shell } => {
             let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "pitree", &mut script);
+            clap_complete::generate(shell, &mut options::command(), "pitree", &mut script);
             out.write_all(&script)?;
         }
         Command::Man => {
-            clap_mangen::Man::new(Cli::command()).render(out).wrap_err("cannot write the man page")?
+            clap_mangen::Man::new(options::command()).render(out).wrap_err("cannot write the man page")?
         }
     }
     Ok(0)
@@ -114,6 +121,20 @@ pub fn sessions_root(global: &Global) -> Result<PathBuf> {
     let root =
         crate::catalog::locate::sessions_root(global.session_dir.as_deref(), &|k| std::env::var_os(k))?;
     Ok(root.path)
+}
+
+/// The parsed-session cache the reading commands use (`PITREE_CACHE_DIR`,
+/// `PITREE_SESSION_CACHE_MB`).
+fn session_cache() -> Option<SessionCache> {
+    SessionCache::from_env(&|k| std::env::var_os(k))
+}
+
+/// Read a session file whole for a command, through `cache`, with a one-line error.
+fn open_session_cached(path: &Path, cache: Option<&SessionCache>) -> Result<crate::session::Session> {
+    crate::catalog::session_cache::parse_whole(cache, path)
+        .map(crate::session::Session::from_parsed)
+        .map_err(|e| color_eyre::eyre::eyre!("{e}"))
+        .wrap_err_with(|| format!("cannot read {}", path.display()))
 }
 
 /// Open a session file for a command, with a one-line error.

@@ -20,8 +20,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 use color_eyre::eyre::Result;
+use rayon::prelude::*;
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
+use crate::catalog::session_cache::SessionCache;
 use crate::session::Session;
 use crate::session::flatten::{Filter, FilterMode, Forest, RowContext, Rows};
 use crate::session::text::ToolCalls;
@@ -39,54 +42,112 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
-pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
-    let session = super::open_session(&args.file)?;
-    let home = dirs::home_dir().map(|h| h.to_string_lossy().into_owned());
+/// Rows are made this many at a time, in parallel, and written in order.
+const ROWS_AT_ONCE: usize = 4096;
+
+/// What every row is made from.
+struct View<'a> {
+    session: &'a Session,
+    forest: Forest,
+    calls: ToolCalls,
+    folded: HashSet<u32>,
+    rows: Rows,
+    home: Option<String>,
+}
+
+impl View<'_> {
+    fn cx(&self) -> RowContext<'_> {
+        RowContext {
+            session: self.session,
+            forest: &self.forest,
+            calls: &self.calls,
+            folded: &self.folded,
+            home: self.home.as_deref(),
+            leaf_row: self.rows.leaf_row(self.session),
+            label_time: None,
+        }
+    }
+
+    /// Each row's output made by `make`, a block of rows at a time (the rows of a block in
+    /// parallel), in order.
+    fn made_rows<'s, T: Send + 's>(
+        &'s self,
+        make: impl Fn(usize, &RowContext<'_>) -> T + Sync + 's,
+    ) -> impl Iterator<Item = T> + 's {
+        (0..self.rows.len()).step_by(ROWS_AT_ONCE).flat_map(move |start| {
+            let end = (start + ROWS_AT_ONCE).min(self.rows.len());
+            let made: Vec<T> =
+                (start..end).into_par_iter().map_init(|| self.cx(), |cx, r| make(r, cx)).collect();
+            made
+        })
+    }
+}
+
+pub fn run(args: &ShowArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -> Result<()> {
+    let session = super::open_session_cached(&args.file, cache)?;
     let forest = Forest::build(&session.graph);
     let calls = ToolCalls::build(session.entries(), forest.order());
     let folded = HashSet::new();
-    let filter = Filter { mode: args.filter, matches: None, folded: &folded };
-    let rows = Rows::build(&forest, &session, filter);
-    let cx = RowContext {
-        session: &session,
-        forest: &forest,
-        calls: &calls,
-        folded: &folded,
-        home: home.as_deref(),
-        leaf_row: rows.leaf_row(&session),
-        label_time: None,
-    };
+    let rows = Rows::build(&forest, &session, Filter { mode: args.filter, matches: None, folded: &folded });
+    let home = dirs::home_dir().map(|h| h.to_string_lossy().into_owned());
+    let view = View { session: &session, forest, calls, folded, rows, home };
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     if args.json {
-        let doc = document(args, &session, &rows, &cx);
-        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        let mut json = serde_json::Serializer::pretty(&mut out);
+        document(args, &view, &mut json)?;
+        writeln!(out)?;
     } else {
-        for r in 0..rows.len() {
-            writeln!(out, "{}", rows.parts(r, &cx).plain())?;
+        for row in view.made_rows(|r, cx| view.rows.parts(r, cx).plain()) {
+            writeln!(out, "{row}")?;
         }
     }
+    out.flush()?;
     Ok(())
 }
 
-fn document(args: &ShowArgs, session: &Session, rows: &Rows, cx: &RowContext<'_>) -> Value {
-    let entries: Vec<Value> = (0..rows.len())
-        .map(|r| {
-            let entry = session.entry(rows.entry(r));
-            let parts = rows.parts(r, cx);
-            json!({
-                "id": entry.id, "parentId": entry.parent_id, "type": entry.type_name(),
-                "role": entry.role(), "line": entry.line, "depth": rows.display_indent(r),
-                "prefix": parts.prefix, "text": parts.text.plain(), "label": parts.label,
-                "onActivePath": !parts.path_marker.is_empty(), "isLeaf": parts.is_leaf,
-                "row": parts.plain(),
-            })
-        })
-        .collect();
+/// The JSON object of the module docs, written as it is made (the rows are never all in memory).
+fn document<W: Write>(
+    args: &ShowArgs,
+    view: &View<'_>,
+    json: &mut serde_json::Serializer<W, serde_json::ser::PrettyFormatter<'_>>,
+) -> Result<()> {
+    let session = view.session;
+    let mut doc = json.serialize_map(None)?;
+    doc.serialize_entry("file", &args.file)?;
+    doc.serialize_entry("sessionId", &session.header().id)?;
+    doc.serialize_entry("leafId", &session.graph.leaf().map(|l| session.entry(l).id.clone()))?;
+    doc.serialize_entry("name", &session.graph.name())?;
+    doc.serialize_entry("filter", args.filter.name())?;
+    doc.serialize_entry("entries", &Entries(view))?;
     let damaged: Vec<Value> =
         session.file.damage.iter().map(|d| json!({"line": d.line, "reason": d.kind.describe()})).collect();
+    doc.serialize_entry("damagedLines", &damaged)?;
+    SerializeMap::end(doc)?;
+    Ok(())
+}
+
+/// The `entries` array: the visible rows, each made when it is written.
+struct Entries<'v, 'a>(&'v View<'a>);
+
+impl serde::Serialize for Entries<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let view = self.0;
+        let mut seq = serializer.serialize_seq(Some(view.rows.len()))?;
+        for row in view.made_rows(|r, cx| row_json(view, r, cx)) {
+            seq.serialize_element(&row)?;
+        }
+        seq.end()
+    }
+}
+
+fn row_json(view: &View<'_>, r: usize, cx: &RowContext<'_>) -> Value {
+    let entry = view.session.entry(view.rows.entry(r));
+    let parts = view.rows.parts(r, cx);
     json!({
-        "file": args.file, "sessionId": session.header().id,
-        "leafId": session.graph.leaf().map(|l| session.entry(l).id.clone()),
-        "name": session.graph.name(), "filter": args.filter.name(),
-        "entries": entries, "damagedLines": damaged,
+        "id": entry.id, "parentId": entry.parent_id, "type": entry.type_name(),
+        "role": entry.role(), "line": entry.line, "depth": view.rows.display_indent(r),
+        "prefix": parts.prefix, "text": parts.text.plain(), "label": parts.label,
+        "onActivePath": !parts.path_marker.is_empty(), "isLeaf": parts.is_leaf,
+        "row": parts.plain(),
     })
 }

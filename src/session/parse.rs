@@ -199,28 +199,57 @@ fn read_file(path: &Path, read: LineReader) -> Result<ParsedFile, ParseError> {
 /// newline (the appended bytes may complete its last line), or it is a legacy file (migrated in
 /// memory as a whole). The result is what [`parse_file`] gives for the whole file.
 pub fn parse_appended(old: &ParsedFile) -> Result<Option<ParsedFile>, ParseError> {
-    let facts = &old.facts;
-    if old.header.version != CURRENT_VERSION || facts.len == 0 || !facts.ends_with_newline {
+    if !continues(old)? {
+        return Ok(None);
+    }
+    let copy = ParsedFile {
+        path: old.path.clone(),
+        header: old.header.clone(),
+        entries: old.entries.clone(),
+        damage: old.damage.clone(),
+        facts: old.facts.clone(),
+        leaf: old.leaf,
+        ids: IdIndex::default(),
+        modified: old.modified,
+    };
+    parse_appended_to(copy)
+}
+
+/// [`parse_appended`] that takes `old` over instead of copying its entries (it is gone when the
+/// file has to be read whole).
+pub fn parse_appended_to(old: ParsedFile) -> Result<Option<ParsedFile>, ParseError> {
+    if !continues(&old)? {
         return Ok(None);
     }
     let mut file = super::content::open_regular(&old.path)?;
     let meta = file.metadata()?;
-    let len = meta.len();
-    if len <= facts.len || !still_starts_as_read(&file, facts)? {
-        return Ok(None);
-    }
+    let facts = old.facts;
     file.seek(std::io::SeekFrom::Start(facts.len))?;
     let mut state = Builder {
-        header: Some(old.header.clone()),
-        entries: old.entries.clone(),
-        damage: old.damage.clone(),
         last_id: old.leaf.map(|ix| old.entries[ix as usize].id.clone()),
+        header: Some(old.header),
+        entries: old.entries,
+        damage: old.damage,
         ..Builder::default()
     };
     let from = Position { offset: facts.len, line: facts.lines };
-    read_lines(file, block_for(len - facts.len), from, parse_line, |lines| state.push_all(lines))?;
-    state.facts.first_line = facts.first_line.clone();
-    state.finish(old.path.clone(), meta.modified().ok()).map(Some)
+    read_lines(file, block_for(meta.len().saturating_sub(facts.len)), from, parse_line, |lines| {
+        state.push_all(lines)
+    })?;
+    state.facts.first_line = facts.first_line;
+    state.finish(old.path, meta.modified().ok()).map(Some)
+}
+
+/// Whether `old`'s file can be brought up to date by reading what follows the part read: a
+/// current-version file read to a newline, now longer, with the same first line and the newline
+/// where the read ended.
+fn continues(old: &ParsedFile) -> Result<bool, ParseError> {
+    let facts = &old.facts;
+    if old.header.version != CURRENT_VERSION || facts.len == 0 || !facts.ends_with_newline {
+        return Ok(false);
+    }
+    let file = super::content::open_regular(&old.path)?;
+    Ok(file.metadata()?.len() > facts.len && still_starts_as_read(&file, facts)?)
 }
 
 /// Whether `file` still has the first line that was read, and a newline where the part read ended.

@@ -36,9 +36,19 @@ pub fn entry_inside_root(path: &Path, root: &Path) -> Result<PathBuf> {
 }
 
 fn check_inside(resolved: PathBuf, root: &Path) -> Result<PathBuf> {
-    let root_c = root
-        .canonicalize()
-        .wrap_err_with(|| format!("cannot resolve the sessions root {}", root.display()))?;
+    let root_c = match root.canonicalize() {
+        Ok(root_c) => root_c,
+        // The default root of someone who keeps sessions elsewhere, or has no pi set up yet.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "the sessions root {} does not exist, and pitree deletes, forks and migrates only files inside \
+             it: pass --session-dir with the folder that holds {}",
+            root.display(),
+            resolved.display()
+        ),
+        Err(e) => {
+            return Err(e).wrap_err_with(|| format!("cannot resolve the sessions root {}", root.display()));
+        }
+    };
     if !resolved.starts_with(&root_c) || resolved == root_c {
         bail!(
             "{} is outside the sessions root {}; pitree only deletes, forks or migrates files inside it",

@@ -31,8 +31,9 @@ use super::summarizer;
 use super::theme::Theme;
 use super::tree::{DetailJob, FullTextJob, Report, SearchJob, TreeOptions, TreeOutcome, TreeView};
 use crate::catalog::search::SearchIndex;
+use crate::catalog::session_cache::{self, Level, SessionCache};
 use crate::catalog::{Catalog, ScanEvent, Scope};
-use crate::session::{Ix, Session};
+use crate::session::{Ix, Session, parse};
 use crate::store::Action;
 use crate::store::trash::Trashed;
 
@@ -49,8 +50,11 @@ const WARNING_MS: i64 = 8000;
 /// How often the summarizer spinner moves.
 const SPIN_MS: i64 = 100;
 
-/// Everything the app reacts to.
+/// Everything the app reacts to. A tree view's report is the largest (a session read again
+/// travels in it, and it was no smaller when a newly opened one did too); events go through the
+/// channel a few at a time, so they are not boxed.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum Event {
     /// The wall clock (ms since the epoch). The loop sends one before every batch.
     Clock(i64),
@@ -99,7 +103,7 @@ pub enum Event {
     /// A session was read for the tree view.
     TreeOpened {
         path: PathBuf,
-        result: Result<Session, String>,
+        result: Result<Arc<Session>, String>,
     },
     /// A result for the tree view.
     Tree(Report),
@@ -465,12 +469,12 @@ fn open_tree(app: &mut App, path: PathBuf) -> Vec<Effect> {
     }
 }
 
-fn tree_opened(app: &mut App, path: PathBuf, result: Result<Session, String>) -> Vec<Effect> {
+fn tree_opened(app: &mut App, path: PathBuf, result: Result<Arc<Session>, String>) -> Vec<Effect> {
     if !matches!(&app.screen, Screen::Opening(p) if *p == path) && !matches!(app.screen, Screen::Tree(_)) {
         return Vec::new();
     }
     match result {
-        Ok(session) => show_tree(app, path, Arc::new(session)),
+        Ok(session) => show_tree(app, path, session),
         Err(e) => {
             app.screen = Screen::Picker;
             app.picker.set_status(&format!("Cannot open {}: {e}", path.display()), true, app.now_ms);
@@ -676,12 +680,28 @@ pub struct Runner<B: Backend> {
     summarizer: Option<summarizer::Running>,
 }
 
+/// A session read for a tree view, and the level it should be kept in the parsed-session cache
+/// at once the view has it (`None`: it is there already, or it is not a fresh read).
+struct Opened {
+    session: Session,
+    keep: Option<Level>,
+}
+
+impl Opened {
+    /// A read that is not kept.
+    fn read(
+        session: Result<Session, crate::session::parse::ParseError>,
+    ) -> Result<Opened, crate::session::parse::ParseError> {
+        session.map(|session| Opened { session, keep: None })
+    }
+}
+
 impl<B: Backend> Runner<B> {
     /// A runner for sessions under `catalog`'s root, with the current folder `cwd`.
     pub fn new(tx: Sender<Event>, catalog: Arc<Catalog>, cwd: PathBuf) -> Runner<B> {
         let root = catalog.root().path.clone();
         Runner {
-            previews: PreviewWorker::spawn(tx.clone()),
+            previews: PreviewWorker::spawn(tx.clone(), catalog.session_cache().cloned()),
             tx,
             catalog,
             cwd,
@@ -727,7 +747,7 @@ impl<B: Backend> Runner<B> {
             }
             Effect::OpenTree(path) => self.open_fresh(path, app),
             Effect::ReopenTree(old) => {
-                self.open_in_background(old.file.path.clone(), move || old.reread(), None)
+                self.open_in_background(old.file.path.clone(), move || Opened::read(old.reread()), None)
             }
             Effect::ReloadTree(old) => {
                 let tx = self.tx.clone();
@@ -757,7 +777,11 @@ impl<B: Backend> Runner<B> {
                         // The new view says where it came from once it is shown.
                         Ok(file) => {
                             let forked = Report::Forked(Ok(file.clone()));
-                            self.open_in_background(file.clone(), move || Session::open(&file), Some(forked))
+                            self.open_in_background(
+                                file.clone(),
+                                move || Opened::read(Session::open(&file)),
+                                Some(forked),
+                            )
                         }
                         Err(e) => self.send(Event::Tree(Report::Forked(Err(format!("{e:#}"))))),
                     }
@@ -824,44 +848,65 @@ impl<B: Backend> Runner<B> {
     }
 
     /// Read the session at `path` for a new tree view on a thread, as [`Runner::open_in_background`].
-    /// A big one is outlined first, which takes a fraction of the time, and its first frame drawn
-    /// from the outline and sent ([`Event::TreeOutline`]), so that the tree is on screen while the
-    /// whole file is parsed; the outline is let go (and its memory handed back) before that parse,
-    /// so the two are never held at once.
+    /// A session the parsed-session cache holds whole is read from there (and what was appended
+    /// since). Another big one is outlined first (from the cache too, when it holds the outline),
+    /// which takes a fraction of the time, and its first frame drawn from the outline and sent
+    /// ([`Event::TreeOutline`]), so that the tree is on screen while the whole file is parsed; the
+    /// outline is let go (and its memory handed back) before that parse, so the two are never
+    /// held at once. A new whole parse is kept in the cache once the view has it.
     fn open_fresh(&self, path: PathBuf, app: &App) {
         let big = std::fs::metadata(&path).is_ok_and(|m| m.len() >= OUTLINE_BYTES);
         let preview =
             big.then(|| (tree_options(app, &path), Rect::new(0, 0, app.size.0, app.size.1), app.theme));
         let tx = self.tx.clone();
         let file = path.clone();
+        let cache = self.catalog.session_cache().cloned();
         let read = move || {
+            let cache = cache.as_ref();
+            if let Some(cached) = cache.and_then(|c| c.get(&file, Level::Whole)) {
+                let behind = cached.appended > cached.file.facts.len / 8;
+                return Ok(Opened {
+                    session: Session::from_parsed(cached.file),
+                    keep: behind.then_some(Level::Whole),
+                });
+            }
             if let Some((options, area, theme)) = preview
-                && let Ok(outline) = Session::outline(&file)
-                && let Ok(frame) = TreeView::open(outline, options).preview(area, &theme)
+                && let Ok(outline) = session_cache::read(cache, &file, Level::Outline, parse::outline_file)
+                && let Ok(frame) =
+                    TreeView::open(Session::from_parsed(outline.file), options).preview(area, &theme)
             {
                 let _ = tx.send(Event::TreeOutline { path: file.clone(), frame });
                 crate::memory::release_freed();
             }
-            Session::open(&file)
+            let whole = session_cache::read(cache, &file, Level::Whole, parse::parse_file)?;
+            Ok(Opened { session: Session::from_parsed(whole.file), keep: whole.keep })
         };
         self.open_in_background(path, read, None);
     }
 
     /// Read a session for the tree view of `path` on a thread and send it as
-    /// [`Event::TreeOpened`], then `after` for the new view if it could be read.
+    /// [`Event::TreeOpened`], then `after` for the new view if it could be read; then keep it in
+    /// the parsed-session cache if the read says so.
     fn open_in_background(
         &self,
         path: PathBuf,
-        read: impl FnOnce() -> Result<Session, crate::session::parse::ParseError> + Send + 'static,
+        read: impl FnOnce() -> Result<Opened, crate::session::parse::ParseError> + Send + 'static,
         after: Option<Report>,
     ) {
         let tx = self.tx.clone();
+        let cache = self.catalog.session_cache().cloned();
         std::thread::spawn(move || {
-            let result = read().map_err(|e| e.to_string());
-            let opened = result.is_ok();
+            let (result, keep) = match read() {
+                Ok(opened) => (Ok(Arc::new(opened.session)), opened.keep),
+                Err(e) => (Err(e.to_string()), None),
+            };
+            let session = result.as_ref().ok().map(Arc::clone);
             let _ = tx.send(Event::TreeOpened { path, result });
-            if let Some(report) = after.filter(|_| opened) {
+            if let Some(report) = after.filter(|_| session.is_some()) {
                 let _ = tx.send(Event::Tree(report));
+            }
+            if let (Some(cache), Some(level), Some(session)) = (cache, keep, session) {
+                let _ = cache.put(&session.file, level);
             }
         });
     }
@@ -1003,7 +1048,7 @@ struct PreviewWorker {
 }
 
 impl PreviewWorker {
-    fn spawn(tx: Sender<Event>) -> PreviewWorker {
+    fn spawn(tx: Sender<Event>, cache: Option<SessionCache>) -> PreviewWorker {
         let wanted = Arc::new((Mutex::new(None::<PathBuf>), Condvar::new()));
         let shared = Arc::clone(&wanted);
         std::thread::spawn(move || {
@@ -1021,10 +1066,18 @@ impl PreviewWorker {
                 };
                 // The last session is let go before another file is read, so at most one is held.
                 let same = last.take().filter(|s: &Arc<Session>| s.file.path == path);
-                let result = preview::load(&path, same.as_ref()).map_err(|e| format!("{e:#}"));
+                let loaded =
+                    preview::load(&path, same.as_ref(), cache.as_ref()).map_err(|e| format!("{e:#}"));
+                let (result, keep) = match loaded {
+                    Ok((previewed, keep)) => (Ok(previewed), keep),
+                    Err(e) => (Err(e), None),
+                };
                 last = result.as_ref().ok().map(|p| Arc::clone(&p.session));
                 if tx.send(Event::Preview { path, result }).is_err() {
                     return;
+                }
+                if let (Some(cache), Some(level), Some(session)) = (&cache, keep, &last) {
+                    let _ = cache.put(&session.file, level);
                 }
             }
         });

@@ -28,6 +28,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::catalog::locate::{self, RootSource, SessionsRoot};
+use crate::catalog::session_cache::SessionCache;
 use crate::catalog::{Catalog, Scope, TieBreak, default_cache_dir};
 use app::{App, AppOptions, Event, Exit, Runner};
 use catalog_glue::resolve_target;
@@ -60,7 +61,11 @@ pub fn run(options: TuiOptions) -> Result<i32> {
         None => (locate::sessions_root(options.session_dir.as_deref(), &env)?, default_cache_dir(&env)),
     };
     let cwd = std::env::current_dir().wrap_err("cannot read the current folder")?;
-    let catalog = Arc::new(Catalog::open(root, cache.as_deref()));
+    let sessions = match &demo {
+        Some(d) => Some(SessionCache::new(&d.cache_dir())),
+        None => SessionCache::from_env(&env),
+    };
+    let catalog = Arc::new(Catalog::open(root, cache.as_deref()).with_session_cache(sessions));
     let open = match &options.open_target {
         Some(target) => Some(resolve_target(target, &catalog, &cwd)?),
         None => None,

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// pi-bench.mjs (--open FILE | --list-all AGENTDIR) [--runs N]
+// pi-bench.mjs (--open FILE | --context FILE | --list-all AGENTDIR) [--runs N]
 //
 // Times pi 1.6.0 for comparison with pitree. Each run is a fresh child process; the clock starts
 // after pi's module is imported.
 //   --open FILE          SessionManager.open(copy of FILE) + getTree()  (the copy is made once, in a
 //                        temp dir, so FILE itself is never modified)
+//   --context FILE       the same open + getTree(), then buildSessionContext(): what `pitree context`
+//                        and `pitree show` compute
 //   --list-all AGENTDIR  PI_CODING_AGENT_DIR=AGENTDIR, SessionManager.listAll()
 // Prints { "medianMs": …, "runsMs": [...], "peakRssBytes": …, "baselineRssBytes": … }:
 // peakRssBytes is the largest peak RSS of any run's child (process.resourceUsage().maxRSS),
@@ -32,9 +34,10 @@ async function child(mode, target) {
   const baselineRssBytes = process.memoryUsage().rss;
   const t0 = process.hrtime.bigint();
   let count;
-  if (mode === "open") {
+  if (mode === "open" || mode === "context") {
     const sm = SessionManager.open(target, join(target, ".."));
     count = sm.getTree().length;
+    if (mode === "context") count = sm.buildSessionContext().messages.length;
   } else {
     count = (await SessionManager.listAll()).length;
   }
@@ -44,7 +47,7 @@ async function child(mode, target) {
 }
 
 function usage() {
-  process.stderr.write("usage: pi-bench.mjs (--open FILE | --list-all AGENTDIR) [--runs N]\n");
+  process.stderr.write("usage: pi-bench.mjs (--open FILE | --context FILE | --list-all AGENTDIR) [--runs N]\n");
   process.exit(2);
 }
 
@@ -54,9 +57,9 @@ async function parent(argv) {
   let runs = 3;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === "--open" || a === "--list-all") {
+    if (a === "--open" || a === "--context" || a === "--list-all") {
       if (mode) usage();
-      mode = a === "--open" ? "open" : "list-all";
+      mode = a.slice(2);
       target = argv[++i];
     } else if (a === "--runs") {
       runs = Number(argv[++i]);
@@ -69,7 +72,7 @@ async function parent(argv) {
   const env = { ...process.env };
   if (mode === "list-all") env.PI_CODING_AGENT_DIR = childTarget;
   try {
-    if (mode === "open") {
+    if (mode !== "list-all") {
       dir = mkdtempSync(join(tmpdir(), "pi-bench-"));
       childTarget = join(dir, basename(target));
       copyFileSync(target, childTarget);
@@ -96,7 +99,8 @@ async function parent(argv) {
         runsMs,
         peakRssBytes: Math.max(...results.map((r) => r.peakRssBytes)),
         baselineRssBytes: Math.min(...results.map((r) => r.baselineRssBytes)),
-        ...(mode === "open" ? { roots: results[0].count } : { sessions: results[0].count }),
+        ...{ open: { roots: results[0].count }, context: { messages: results[0].count } }[mode] ??
+          { sessions: results[0].count },
       })}\n`,
     );
   } finally {

@@ -174,7 +174,7 @@ impl Harness {
             .collect();
         self.effects.retain(|e| !matches!(e, Effect::Picker(PickerEffect::LoadPreview(_))));
         for path in wanted {
-            let result = preview::load(&path, None).map_err(|e| format!("{e:#}"));
+            let result = preview::load(&path, None, None).map(|(p, _)| p).map_err(|e| format!("{e:#}"));
             self.send(Event::Preview { path, result });
         }
     }

@@ -7,8 +7,10 @@ use std::sync::Arc;
 
 use color_eyre::eyre::{Result, eyre};
 
+use crate::catalog::session_cache::{self, Level, SessionCache};
 use crate::display::{one_line, sanitize};
 use crate::session::entry::{Kind, Message, TextHead, Usage};
+use crate::session::parse::parse_file;
 use crate::session::text::format_tool_call;
 use crate::session::{Ix, Session};
 
@@ -85,13 +87,23 @@ pub struct Previewed {
 /// Read `path` and build its preview. `last` is the session the previous preview was built
 /// from: when it is the same file, it is used as it is if the file is unchanged on disk, and
 /// brought up to date by reading only the appended lines if the file grew (pi is writing to it).
-pub fn load(path: &Path, last: Option<&Arc<Session>>) -> Result<Previewed> {
-    let session = match last.filter(|s| s.file.path == path) {
-        Some(last) if last.file.unchanged_on_disk() => Arc::clone(last),
-        Some(last) => Arc::new(last.reread().map_err(|e| eyre!("{e}"))?),
-        None => Arc::new(Session::open(path).map_err(|e| eyre!("{e}"))?),
+/// Another file is read through `cache`; the level returned is what the read should be kept at
+/// in it (see [`session_cache::Read::keep`]).
+pub fn load(
+    path: &Path,
+    last: Option<&Arc<Session>>,
+    cache: Option<&SessionCache>,
+) -> Result<(Previewed, Option<Level>)> {
+    let (session, keep) = match last.filter(|s| s.file.path == path) {
+        Some(last) if last.file.unchanged_on_disk() => (Arc::clone(last), None),
+        Some(last) => (Arc::new(last.reread().map_err(|e| eyre!("{e}"))?), None),
+        None => {
+            let read =
+                session_cache::read(cache, path, Level::Whole, parse_file).map_err(|e| eyre!("{e}"))?;
+            (Arc::new(Session::from_parsed(read.file)), read.keep)
+        }
     };
-    Ok(Previewed { preview: Arc::new(build(&session)), session })
+    Ok((Previewed { preview: Arc::new(build(&session)), session }, keep))
 }
 
 /// The preview of a parsed session.
@@ -255,7 +267,7 @@ mod tests {
 
     #[test]
     fn the_active_branch_of_a_fixture_reads_as_a_transcript() {
-        let preview = load(&fixture(), None).unwrap().preview;
+        let preview = load(&fixture(), None, None).unwrap().0.preview;
         assert!(preview.branch_entries > 0 && preview.branch_entries <= preview.total_entries);
         assert!(preview.items.iter().any(|i| i.role == Role::User));
         for item in &preview.items {
@@ -271,9 +283,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("s.jsonl");
         std::fs::copy(fixture(), &file).unwrap();
-        let first = load(&file, None).unwrap();
+        let first = load(&file, None, None).unwrap().0;
 
-        let again = load(&file, Some(&first.session)).unwrap();
+        let again = load(&file, Some(&first.session), None).unwrap().0;
         assert!(Arc::ptr_eq(&again.session, &first.session), "an unchanged file is not read again");
         assert_eq!(again.preview, first.preview);
 
@@ -283,13 +295,17 @@ mod tests {
         );
         let mut out = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
         std::io::Write::write_all(&mut out, format!("{line}\n").as_bytes()).unwrap();
-        let grown = load(&file, Some(&first.session)).unwrap();
-        assert_eq!(*grown.preview, *load(&file, None).unwrap().preview, "the same as reading it whole");
+        let grown = load(&file, Some(&first.session), None).unwrap().0;
+        assert_eq!(
+            *grown.preview,
+            *load(&file, None, None).unwrap().0.preview,
+            "the same as reading it whole"
+        );
         assert_eq!(grown.preview.items.last().unwrap().text, "one more question");
 
         let other = tempfile::NamedTempFile::new_in(dir.path()).unwrap();
         std::fs::copy(fixture(), other.path()).unwrap();
-        let elsewhere = load(other.path(), Some(&first.session)).unwrap();
+        let elsewhere = load(other.path(), Some(&first.session), None).unwrap().0;
         assert_eq!(elsewhere.session.file.path, other.path(), "another file's session is not used");
     }
 }

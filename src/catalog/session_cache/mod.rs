@@ -1,0 +1,244 @@
+//! The parsed-session cache: what reading a big session gave (its outline, or the whole parse),
+//! kept in pitree's cache folder beside the catalog's index, so that the next `pitree FILE`,
+//! `pitree show` or `pitree context` of the same session reads only what was appended since.
+//!
+//! **Where.** `<cache folder>/sessions/<hash of the session's real path>.bin`, one file per
+//! session file of at least `min_len` bytes (a smaller one is parsed in a few
+//! milliseconds), all of them together at most `budget` bytes: after a write, the
+//! least recently used files go first. Deleting any of them, or the folder, is always safe.
+//!
+//! **When a cache file is used** ([`SessionCache::get`]), with the same rules as the catalog's
+//! index: its header and every segment must check (magic, format, hashes), name the same real
+//! path, and hold at least the level asked for; then the session file is stated, and
+//! - same device, inode, length and mtime, and the first 4 KiB and the 4 KiB before the end of
+//!   what was read hash as they did → the cached parse is the file's;
+//! - same device and inode, longer, the same two hashes → the cached parse plus the lines
+//!   appended since, read by [`crate::session::parse::parse_appended`] (which also checks the
+//!   first line and the newline where the read ended, and reads legacy or torn files whole);
+//! - anything else (replaced, rewritten, shrunk, a hash that differs) → not used: the caller reads
+//!   the file, and stores the new parse over the old one.
+//!
+//! A cache file is written only from a read during which the file did not change (stated before
+//! and after), atomically (a temp file renamed over the old), so two pitree processes at once each see a whole
+//! file, the old one or the new. A rewrite in the middle of a session that keeps its size, mtime,
+//! first 4 KiB and last 4 KiB is not seen, as in the index (pi only appends).
+
+pub mod codec;
+mod file;
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use file::Key;
+pub use file::Level;
+
+use super::hash::hash64;
+use super::index::Fingerprint;
+use super::locate::{FileMeta, canonical_key, system_time, time_ns};
+use crate::session::ids::IdIndex;
+use crate::session::parse::{ParseError, ParsedFile};
+
+/// The default of `budget`; `PITREE_SESSION_CACHE_MB` sets another (0 turns the
+/// cache off).
+pub const DEFAULT_BUDGET: u64 = 1 << 30;
+/// The default of `min_len`.
+pub const DEFAULT_MIN_LEN: u64 = 8 << 20;
+/// A temp file left by a writer that stopped is removed once it is this old.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The cache folder of parsed sessions, with its limits.
+#[derive(Debug, Clone)]
+pub struct SessionCache {
+    dir: PathBuf,
+    budget: u64,
+    min_len: u64,
+}
+
+/// A session read through the cache, and how much of its file that took.
+#[derive(Debug)]
+pub struct Cached {
+    pub file: ParsedFile,
+    pub level: Level,
+    /// Bytes of the session file read after the cached part (0: none).
+    pub appended: u64,
+}
+
+impl SessionCache {
+    /// The cache in `cache_dir/sessions`, with the default limits.
+    pub fn new(cache_dir: &Path) -> SessionCache {
+        SessionCache { dir: cache_dir.join("sessions"), budget: DEFAULT_BUDGET, min_len: DEFAULT_MIN_LEN }
+    }
+
+    /// The cache in pitree's cache folder ([`super::default_cache_dir`]), its budget from
+    /// `PITREE_SESSION_CACHE_MB`; `None` when there is no cache folder or the budget is 0.
+    pub fn from_env(env: &dyn Fn(&str) -> Option<OsString>) -> Option<SessionCache> {
+        let cache = SessionCache::new(&super::default_cache_dir(env)?);
+        let budget = match env("PITREE_SESSION_CACHE_MB").and_then(|v| v.to_str()?.trim().parse::<u64>().ok())
+        {
+            Some(mb) => mb.saturating_mul(1 << 20),
+            None => DEFAULT_BUDGET,
+        };
+        (budget > 0).then(|| cache.with_budget(budget))
+    }
+
+    /// At most `bytes` of cache files in all.
+    pub fn with_budget(self, bytes: u64) -> SessionCache {
+        SessionCache { budget: bytes, ..self }
+    }
+
+    /// Only session files of at least `bytes` are cached.
+    pub fn with_min_len(self, bytes: u64) -> SessionCache {
+        SessionCache { min_len: bytes, ..self }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether a session file of `len` bytes is cached at all.
+    pub fn takes(&self, len: u64) -> bool {
+        len >= self.min_len && self.budget > 0
+    }
+
+    /// The session at `path` from its cache file, brought up to date with what was appended to
+    /// it; `None` when there is no cache file of at least `level` that is right for the file as
+    /// it is now (see the module docs).
+    pub fn get(&self, path: &Path, level: Level) -> Option<Cached> {
+        let meta = FileMeta::of(&crate::session::content::open_regular(path).ok()?.metadata().ok()?);
+        if !self.takes(meta.len) {
+            return None;
+        }
+        let real = canonical_key(path);
+        let opened = file::open(&self.file_for(&real))?;
+        let key = &opened.key;
+        let enough = key.level == Level::Whole || level == Level::Outline;
+        let same_file = (key.meta.dev, key.meta.ino) == (meta.dev, meta.ino) && key.path == real;
+        if !enough || !same_file || meta.len < key.meta.len {
+            return None;
+        }
+        match Fingerprint::of(path, key.meta.len) {
+            Ok((fingerprint, _)) if fingerprint == key.fingerprint => {}
+            _ => return None,
+        }
+        let (parts, entries) = opened.read()?;
+        opened.touch();
+        if parts.leaf.is_some_and(|leaf| leaf as usize >= entries.len()) {
+            return None;
+        }
+        let unchanged = meta == key.meta;
+        let ids =
+            if unchanged { IdIndex::new(entries.iter().map(|e| e.id.as_str())) } else { IdIndex::default() };
+        let cached = ParsedFile {
+            path: path.to_path_buf(),
+            header: parts.header,
+            entries,
+            damage: parts.damage,
+            facts: parts.facts,
+            leaf: parts.leaf,
+            ids,
+            modified: Some(system_time(key.meta.mtime_ns)),
+        };
+        if unchanged {
+            return Some(Cached { file: cached, level: key.level, appended: 0 });
+        }
+        let grown = crate::session::parse::parse_appended_to(cached).ok()??;
+        Some(Cached { appended: meta.len - key.meta.len, file: grown, level: key.level })
+    }
+
+    /// Keep `file`, read at `level`, as the cache file of its session when the session file is
+    /// still as it was read (its length is what was read, and it has not been modified since);
+    /// then drop the least recently used cache files over the budget. Returns whether it was
+    /// kept. Errors are for the caller to ignore: a cache that cannot be written is no cache.
+    pub fn put(&self, file: &ParsedFile, level: Level) -> std::io::Result<bool> {
+        let meta = FileMeta::of(&crate::session::content::open_regular(&file.path)?.metadata()?);
+        let unchanged =
+            meta.len == file.facts.len && file.modified.is_some_and(|m| time_ns(m) == meta.mtime_ns);
+        if !unchanged || !self.takes(meta.len) {
+            return Ok(false);
+        }
+        let (fingerprint, _) = Fingerprint::of(&file.path, meta.len)?;
+        let real = canonical_key(&file.path);
+        let key = Key { level, meta, fingerprint, path: real.clone() };
+        create_private_dir(&self.dir)?;
+        let path = self.file_for(&real);
+        file::write(&path, &key, file)?;
+        self.evict()?;
+        Ok(path.exists())
+    }
+
+    fn file_for(&self, real_path: &Path) -> PathBuf {
+        let key = hash64(real_path.as_os_str().as_encoded_bytes(), 0);
+        self.dir.join(format!("{key:016x}.bin"))
+    }
+
+    /// Remove the least recently used cache files until they take at most the budget (the one
+    /// just written too, if it alone is over it), and temp files of writers that stopped.
+    fn evict(&self) -> std::io::Result<()> {
+        let now = std::time::SystemTime::now();
+        let mut files = Vec::new();
+        for item in fs::read_dir(&self.dir)? {
+            let item = item?;
+            let Ok(meta) = item.metadata() else { continue };
+            let used = meta.modified().unwrap_or(now);
+            if file::is_temp(&item.file_name()) {
+                if now.duration_since(used).is_ok_and(|age| age > STALE_TEMP) {
+                    let _ = fs::remove_file(item.path());
+                }
+            } else if meta.is_file() {
+                files.push((used, meta.len(), item.path()));
+            }
+        }
+        let mut total: u64 = files.iter().map(|f| f.1).sum();
+        files.sort();
+        for (_, len, path) in files {
+            if total <= self.budget {
+                break;
+            }
+            if fs::remove_file(&path).is_ok() {
+                total -= len;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A session file read through the cache.
+pub struct Read {
+    pub file: ParsedFile,
+    /// The parse is new (or its cache file is far behind): it should be kept with
+    /// [`SessionCache::put`] at this level.
+    pub keep: Option<Level>,
+}
+
+/// Read the session at `path` at `level` through `cache`: from its cache file when that is right
+/// (a cached whole parse serves an outline too), else with `read` from the file. A cache that
+/// cannot be read changes nothing but the time it takes.
+pub fn read(
+    cache: Option<&SessionCache>,
+    path: &Path,
+    level: Level,
+    read: fn(&Path) -> Result<ParsedFile, ParseError>,
+) -> Result<Read, ParseError> {
+    if let Some(cached) = cache.and_then(|c| c.get(path, level)) {
+        let behind = cached.appended > cached.file.facts.len / 8;
+        return Ok(Read { keep: behind.then_some(cached.level), file: cached.file });
+    }
+    let fresh = read(path)?;
+    Ok(Read { keep: cache.is_some_and(|c| c.takes(fresh.facts.len)).then_some(level), file: fresh })
+}
+
+/// Read the session at `path` whole ([`crate::session::parse::parse_file`]) through `cache`, and
+/// keep a new parse for next time.
+pub fn parse_whole(cache: Option<&SessionCache>, path: &Path) -> Result<ParsedFile, ParseError> {
+    let read = read(cache, path, Level::Whole, crate::session::parse::parse_file)?;
+    if let (Some(cache), Some(level)) = (cache, read.keep) {
+        let _ = cache.put(&read.file, level);
+    }
+    Ok(read.file)
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
