@@ -2,7 +2,7 @@
 //! outline), and a cache file is used only for the file it was made from — not after the file
 //! was shrunk, replaced or rewritten, nor when the cache file is damaged or of another format —
 //! while a grown file has only its new lines read. Two writers at once, eviction by least recent
-//! use, and the commands that read through it.
+//! use, and the commands that read through it, four pitree processes at once among them.
 
 mod common;
 
@@ -367,4 +367,37 @@ fn show_and_context_print_the_same_through_the_cache_and_keep_it() {
     }
     let context = run(&["context", file], "64");
     assert!(context.contains("[user] and now?"), "{}", &context[context.len().saturating_sub(200)..]);
+}
+
+#[test]
+fn pitree_processes_reading_and_keeping_one_session_at_once_all_print_the_same() {
+    let sandbox = common::Sandbox::new();
+    let path = big_session(&sandbox, 9);
+    let file = path.to_str().unwrap();
+    let cache_dir = sandbox.dir.path().join("cache/pitree");
+    let uncached = common::ok(
+        &sandbox.command(&["context", file, "--json"]).env("PITREE_SESSION_CACHE_MB", "0").output().unwrap(),
+    );
+    for round in 0..3 {
+        let runs: Vec<std::process::Child> = (0..4)
+            .map(|_| {
+                sandbox
+                    .command(&["context", file, "--json"])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for run in runs {
+            let out = run.wait_with_output().unwrap();
+            assert_eq!(common::ok(&out), uncached, "round {round}: a process beside three others");
+        }
+        let kept = cache_files(&cache_dir);
+        assert_eq!(kept.len(), 1, "round {round}: one whole cache file, no temp file left: {kept:?}");
+        assert!(
+            SessionCache::new(&cache_dir).get(&path, Level::Outline).is_some(),
+            "round {round}: it reads back"
+        );
+    }
 }
