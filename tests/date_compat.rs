@@ -70,7 +70,7 @@ const SHARED: &[&str] = &[
     "",
 ];
 
-/// Texts only V8's fallback parser reads (pitree: no time, as the README says).
+/// Texts only V8's fallback parser reads (pitree: no time, as docs/pi-compat.md says).
 const V8_FALLBACK: &[&str] = &["2025/07/01", "2025-7-1", "Tue, 01 Jul 2025 12:00:00 GMT", "July 1, 2025"];
 
 const NUMBERS: &[f64] = &[0.0, 1.5, -0.5, -1.0, 1_751_371_200_123.7, 8.64e15, 8.64e15 + 1.0, -8.64e15, 1e300];

@@ -1,7 +1,7 @@
 //! pitree's view of every fixture equals pi 1.6.0's own view recorded next to it (`<name>.pi.json`):
 //! leaf, labels, name, roots, parents, children order, path, context entries, context messages and
 //! their texts, thinking level and model. Where pi hangs, hides entries or loses data, the
-//! deviations are listed in `DEVIATIONS` (and in the README) and pitree's own answer is asserted.
+//! deviations are listed in `DEVIATIONS` (and in docs/pi-compat.md) and pitree's own answer is asserted.
 
 use std::collections::BTreeMap;
 use std::path::Path;

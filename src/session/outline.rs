@@ -5,7 +5,7 @@
 //!
 //! A `message` line (nearly every line pi writes) is walked once: the walk checks the JSON grammar
 //! as `JSON.parse` does and takes out the few fields the tree needs, with no serde, no copy of the
-//! line and no allocation but the entry's own, and steps over long strings 32 bytes at a time
+//! line and no allocation but the entry's own, and steps over long strings 64 bytes at a time
 //! (`skim::string_end`). On one core that reads the benchmark's 301 MB session in about half
 //! the time [`parse_line`] takes (~280 against ~540 ms), whose serde pass pays for every key and
 //! number of a line. Every other line, and any line the walk does not vouch for (an escape in a

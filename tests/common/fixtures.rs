@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::FIXTURES;
 
 /// Fields of pi's recorded view that pitree deliberately answers differently, per file, and why
-/// (the README lists the same cases).
+/// (docs/pi-compat.md lists the same cases).
 pub const DEVIATIONS: &[(&str, &[&str], &str)] = &[
     (
         "two-cycle.jsonl",
