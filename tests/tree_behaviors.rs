@@ -446,6 +446,58 @@ fn b107_the_summarizer_output_is_edited_before_writing_and_a_failure_falls_back_
     assert!(!render(&v, 100, 30).contains("Summarizer failed"), "a later success is not called a failure");
 }
 
+/// Issue 28: a long line of the summary draft wraps in the editor, and moving the cursor along the
+/// whole draft (→ from its start) scrolls the box so that the cursor stays in it, on the character
+/// it is at: the rest of the line is revealed row by row. ↑ from the end reaches the start.
+#[test]
+fn b107_moving_along_a_long_summary_line_reveals_the_rest() {
+    // 235 characters: the draft takes the first 256 of a message.
+    let goal: Vec<String> = (1..=35).map(|n| format!("word{n}")).collect();
+    let mut b = Build::new();
+    b.user("u1", None, "start")
+        .assistant("a1", Some("u1"), "ok")
+        .user("u2", Some("a1"), "the other way")
+        .user("u3", Some("a1"), &goal.join(" "))
+        .assistant("a3", Some("u3"), "done");
+    let (_d, path) = b.write();
+    let mut v = open(&path);
+    select(&mut v, "a1");
+    press(&mut v, key(KeyCode::Enter));
+    press(&mut v, key(KeyCode::Down));
+    press(&mut v, key(KeyCode::Enter));
+    assert_eq!(v.screen(), Screen::SummaryEditor);
+    let text: Vec<char> = v.input_text().unwrap().chars().collect();
+    assert!(text.iter().all(char::is_ascii), "one cell per character");
+    // 40×14: the box is 36×10 at (2, 2), its text area 34×8 at (3, 3), wrapped at 33 columns.
+    let (w, h) = (40, 14);
+    let (screen, _) = render_with_cursor(&v, w, h);
+    assert!(!screen.contains("word1 "), "the start is scrolled away:\n{screen}");
+    for _ in 0..text.len() {
+        press(&mut v, key(KeyCode::Up));
+    }
+    press(&mut v, key(KeyCode::Home));
+    let mut rows_seen = std::collections::BTreeSet::new();
+    for at in 0..=text.len() {
+        let (screen, cursor) = render_with_cursor(&v, w, h);
+        assert!((3..37).contains(&cursor.x) && (3..11).contains(&cursor.y), "{cursor:?}\n{screen}");
+        let expected = match text.get(at) {
+            Some(&c) if c != '\n' => c.to_string(),
+            _ => " ".to_string(),
+        };
+        assert_eq!(cell_at(&screen, cursor), expected, "at {at}\n{screen}");
+        rows_seen.insert(screen.lines().nth(usize::from(cursor.y)).unwrap().to_string());
+        press(&mut v, key(KeyCode::Right));
+    }
+    assert!(rows_seen.iter().any(|r| r.contains("word35")), "the line's end was shown: {rows_seen:#?}");
+    let text: String = text.iter().collect();
+    let words: std::collections::HashSet<&str> = text.split_whitespace().collect();
+    for row in &rows_seen {
+        let inside = row.split('│').nth(1).unwrap_or_default();
+        assert!(inside.split_whitespace().all(|w| words.contains(w)), "rows end between words: {row:?}");
+    }
+    assert_eq!(v.input_text().unwrap(), text, "the wrap is not saved");
+}
+
 #[test]
 fn b107_esc_cancels_a_running_summarizer() {
     let (_d, path) = fold_tree().write();

@@ -28,11 +28,12 @@ const INPUT_KEYS: [(&str, &str); 9] = [
 ];
 
 /// The tree view's keys that are not actions (see `tui::tree`; not rebindable).
-const TREE_FIXED_KEYS: [(&str, &str); 9] = [
+const TREE_FIXED_KEYS: [(&str, &str); 10] = [
     ("other keys that type", "type into the search (in the search field, every key types)"),
     ("backspace", "delete the search's last character"),
     ("enter / escape, ctrl+c", "label and session name: save / cancel"),
-    ("left, right, home, end, ctrl+a, ctrl+e", "label, name and editors: move the cursor"),
+    ("left, right / up, down", "label, name and editors: move the cursor / by wrapped row"),
+    ("home, ctrl+a / end, ctrl+e", "label, name and editors: start / end of the wrapped row"),
     ("backspace, delete, ctrl+w, ctrl+u, ctrl+k", "label, name and editors: delete"),
     ("up, down, j, k, tab, 1-9 / enter / escape", "move dialog: choose / confirm / cancel"),
     ("ctrl+s / escape", "branch summary: save and move the leaf / back to the move dialog"),

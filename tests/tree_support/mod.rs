@@ -11,6 +11,8 @@ use pitree::tui::tree::{TreeOptions, TreeOutcome, TreeView};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Position;
+use unicode_segmentation::UnicodeSegmentation;
 
 pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
@@ -85,8 +87,14 @@ pub fn type_text(view: &mut TreeView, text: &str) {
 
 /// The screen as text, `w`×`h`.
 pub fn render(view: &TreeView, w: u16, h: u16) -> String {
+    render_with_cursor(view, w, h).0
+}
+
+/// The screen as text, `w`×`h`, and where the terminal cursor was put (the last one placed).
+pub fn render_with_cursor(view: &TreeView, w: u16, h: u16) -> (String, Position) {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| view.draw(f, f.area(), &Theme::no_color())).unwrap();
+    let cursor = terminal.get_cursor_position().unwrap();
     let buffer = terminal.backend().buffer().clone();
     let mut out = String::new();
     for y in 0..h {
@@ -100,7 +108,20 @@ pub fn render(view: &TreeView, w: u16, h: u16) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    out
+    (out, cursor)
+}
+
+/// The grapheme drawn at `at` on a screen rendered as text.
+pub fn cell_at(screen: &str, at: Position) -> String {
+    let line = screen.lines().nth(usize::from(at.y)).unwrap_or("");
+    let mut x = 0;
+    for g in line.graphemes(true) {
+        if x == usize::from(at.x) {
+            return g.to_string();
+        }
+        x += pitree::display::width(g).max(1);
+    }
+    " ".to_string()
 }
 
 /// The id of the selected entry.

@@ -557,7 +557,8 @@ fn draw_input(frame: &mut Frame, area: Rect, theme: &Theme, title: &str, editor:
     draw_editor(frame, rect, theme, title, editor, hint);
 }
 
-/// An editor in a bordered box, scrolled so that the cursor line shows, with the cursor placed.
+/// An editor in a bordered box: its rows wrapped to the box, scrolled so that the cursor row
+/// shows, with the cursor placed. The box's size goes to the editor for its keys.
 fn draw_editor(frame: &mut Frame, rect: Rect, theme: &Theme, title: &str, editor: &Editor, hint: &str) {
     let block = Block::bordered()
         .border_style(theme.border_accent)
@@ -569,21 +570,12 @@ fn draw_editor(frame: &mut Frame, rect: Rect, theme: &Theme, title: &str, editor
     if inner.height == 0 || inner.width == 0 {
         return;
     }
-    let (line, col) = editor.cursor_line_col();
-    let first = (line + 1).saturating_sub(inner.height as usize);
-    let cols = inner.width as usize;
-    let text_lines: Vec<&str> = editor.text().split('\n').collect();
-    let cursor_x = width(&sanitize(&text_lines[line][..col]));
-    let pan = (cursor_x + 1).saturating_sub(cols);
-    let lines: Vec<Line> = text_lines
-        .iter()
-        .skip(first)
-        .take(inner.height as usize)
-        .map(|l| Line::raw(take_cols(&skip_cols(&sanitize(l), pan), cols).to_string()))
-        .collect();
+    editor.set_area(inner.width, inner.height);
+    let view = editor.view(inner.width, inner.height);
+    let lines: Vec<Line> = view.rows.into_iter().map(Line::raw).collect();
     frame.render_widget(Paragraph::new(lines), inner);
-    let x = inner.x + (cursor_x - pan) as u16;
-    frame.set_cursor_position(Position::new(x, inner.y + (line - first) as u16));
+    let (x, y) = view.cursor;
+    frame.set_cursor_position(Position::new(inner.x + x, inner.y + y));
 }
 
 fn centered(area: Rect, w: u16, h: u16) -> Rect {
