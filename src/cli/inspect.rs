@@ -8,10 +8,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use color_eyre::eyre::{Result, WrapErr, eyre};
+use color_eyre::eyre::{Result, eyre};
 use serde_json::{Value, json};
 
-use crate::catalog::session_cache::{self, Level, SessionCache};
+use crate::catalog::session_cache::{Level, SessionCache};
 use crate::display::sanitize;
 use crate::session::{Ix, Session, context};
 
@@ -28,9 +28,7 @@ pub struct ContextArgs {
 }
 
 pub fn context(args: &ContextArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -> Result<()> {
-    let read = session_cache::read(cache, &args.file, Level::Outline, crate::session::parse::outline_file)
-        .map_err(|e| eyre!("{e}"))
-        .wrap_err_with(|| format!("cannot read {}", args.file.display()))?;
+    let read = super::read_cached(&args.file, cache, Level::Outline, crate::session::parse::outline_file)?;
     let mut session = Session::from_parsed(read.file);
     let leaf = match &args.leaf {
         Some(id) => Some(session.resolve_id(id).map_err(|e| eyre!("{e}"))?),
@@ -40,13 +38,16 @@ pub fn context(args: &ContextArgs, cache: Option<&SessionCache>, out: &mut dyn W
         session.fill(session.graph.path_to(leaf))?;
     }
     let keep = cache.zip(read.keep);
-    let session = &session;
-    std::thread::scope(|scope| {
+    let written = std::thread::scope(|scope| {
+        let session = &session;
         if let Some((cache, level)) = keep {
             scope.spawn(move || cache.put(&session.file, level));
         }
         write_context(args, session, leaf, out)
-    })
+    });
+    // The process ends with this command: freeing 100,000 entries one by one would only add time.
+    std::mem::forget(session);
+    written
 }
 
 /// What the model sees at `leaf` of `session` (read as far as the path to it), as text or JSON.

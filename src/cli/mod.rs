@@ -129,10 +129,15 @@ fn session_cache() -> Option<SessionCache> {
     SessionCache::from_env(&|k| std::env::var_os(k))
 }
 
-/// Read a session file whole for a command, through `cache`, with a one-line error.
-fn open_session_cached(path: &Path, cache: Option<&SessionCache>) -> Result<crate::session::Session> {
-    crate::catalog::session_cache::parse_whole(cache, path)
-        .map(crate::session::Session::from_parsed)
+/// Read a session file at `level` for a command, through `cache` (see
+/// [`crate::catalog::session_cache::read`]), with a one-line error.
+fn read_cached(
+    path: &Path,
+    cache: Option<&SessionCache>,
+    level: crate::catalog::session_cache::Level,
+    read: fn(&Path) -> Result<crate::session::parse::ParsedFile, crate::session::parse::ParseError>,
+) -> Result<crate::catalog::session_cache::Read> {
+    crate::catalog::session_cache::read(cache, path, level, read)
         .map_err(|e| color_eyre::eyre::eyre!("{e}"))
         .wrap_err_with(|| format!("cannot read {}", path.display()))
 }

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
-use crate::catalog::session_cache::SessionCache;
+use crate::catalog::session_cache::{Level, SessionCache};
 use crate::session::Session;
 use crate::session::flatten::{Filter, FilterMode, Forest, RowContext, Rows};
 use crate::session::text::ToolCalls;
@@ -84,17 +84,34 @@ impl View<'_> {
 }
 
 pub fn run(args: &ShowArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -> Result<()> {
-    let session = super::open_session_cached(&args.file, cache)?;
+    let read = super::read_cached(&args.file, cache, Level::Whole, crate::session::parse::parse_file)?;
+    let session = Session::from_parsed(read.file);
+    let keep = cache.zip(read.keep);
     let forest = Forest::build(&session.graph);
     let calls = ToolCalls::build(session.entries(), forest.order());
     let folded = HashSet::new();
     let rows = Rows::build(&forest, &session, Filter { mode: args.filter, matches: None, folded: &folded });
     let home = dirs::home_dir().map(|h| h.to_string_lossy().into_owned());
     let view = View { session: &session, forest, calls, folded, rows, home };
+    let written = std::thread::scope(|scope| {
+        if let Some((cache, level)) = keep {
+            let file = &session.file;
+            scope.spawn(move || cache.put(file, level));
+        }
+        write_rows(args, &view, out)
+    });
+    // The process ends with this command: freeing 100,000 entries one by one would only add time.
+    std::mem::forget(view);
+    std::mem::forget(session);
+    written
+}
+
+/// Every row, as text or as the JSON object of the module docs.
+fn write_rows(args: &ShowArgs, view: &View<'_>, out: &mut dyn Write) -> Result<()> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     if args.json {
         let mut json = serde_json::Serializer::pretty(&mut out);
-        document(args, &view, &mut json)?;
+        document(args, view, &mut json)?;
         writeln!(out)?;
     } else {
         for row in view.made_rows(|r, cx| view.rows.parts(r, cx).plain()) {

@@ -221,19 +221,29 @@ fn cut_chars(text: &str, max: usize) -> String {
     text[..end].to_string()
 }
 
-/// Where [`cut_chars`] cuts, by walking the grapheme clusters.
+/// Where [`cut_chars`] cuts, by walking the grapheme clusters. The walk starts at the last byte
+/// of the text's plain start ([`plain_start`]): there is a cluster boundary before it (between
+/// two such bytes, or at the start), and no rule that joins clusters looks back past a byte of
+/// ASCII, so the clusters from there are the ones a walk from the start finds.
 fn grapheme_cut(text: &str, max: usize) -> usize {
     use unicode_segmentation::UnicodeSegmentation;
-    let mut chars = 0;
-    let mut end = 0;
-    for (at, g) in text.grapheme_indices(true) {
+    let from = plain_start(text.as_bytes(), max).saturating_sub(1);
+    let mut chars = from;
+    let mut end = from;
+    for (at, g) in text[from..].grapheme_indices(true) {
         if chars >= max {
             break;
         }
         chars += g.chars().count();
-        end = at + g.len();
+        end = from + at + g.len();
     }
     end
+}
+
+/// How many of the first `max` bytes are ASCII before the first `\r` or other byte: each is a
+/// cluster of one character, but the last may be joined to what follows it (a combining mark).
+fn plain_start(text: &[u8], max: usize) -> usize {
+    text.iter().take(max).take_while(|&&b| b.is_ascii() && b != b'\r').count()
 }
 
 /// [`cut_chars`] without the grapheme walk when its answer is plain: the first `max` bytes are
@@ -241,8 +251,7 @@ fn grapheme_cut(text: &str, max: usize) -> usize {
 /// two), and the byte after them, if any, is ASCII too (so it extends no cluster before it).
 fn ascii_cut(text: &[u8], max: usize) -> Option<usize> {
     let end = text.len().min(max);
-    let plain = text[..end].iter().all(|&b| b.is_ascii() && b != b'\r');
-    (plain && text.get(end).is_none_or(u8::is_ascii)).then_some(end)
+    (plain_start(text, max) == end && text.get(end).is_none_or(u8::is_ascii)).then_some(end)
 }
 
 /// pi's `formatToolCall`: a one-line summary of a tool call, sanitized.
@@ -499,17 +508,37 @@ mod tests {
         assert_eq!(row.chars().count(), "user: ".len() + 200);
     }
 
+    /// Where [`cut_chars`] cuts, walking the clusters from the start of the text.
+    fn grapheme_cut_from_the_start(text: &str, max: usize) -> usize {
+        use unicode_segmentation::UnicodeSegmentation;
+        let mut chars = 0;
+        let mut end = 0;
+        for (at, g) in text.grapheme_indices(true) {
+            if chars >= max {
+                break;
+            }
+            chars += g.chars().count();
+            end = at + g.len();
+        }
+        end
+    }
+
     proptest! {
         #[test]
         fn the_ascii_cut_is_the_grapheme_cut(
             text in proptest::collection::vec(
-                prop_oneof![Just("a"), Just(" "), Just("\r"), Just("\n"), Just("\u{301}"), Just("é"), Just("👍🏽")],
-                0..12,
+                prop_oneof![
+                    Just("a"), Just(" "), Just("\r"), Just("\n"), Just("\u{301}"), Just("é"), Just("👍🏽"),
+                    Just("\u{200d}"), Just("👍"), Just("🇫"), Just("🇷"), Just("\u{fe0f}"), Just("\u{1100}"),
+                    Just("\u{1161}"),
+                ],
+                0..16,
             ),
-            max in 0usize..8,
+            max in 0usize..12,
         ) {
             let text = text.concat();
             prop_assert_eq!(cut_chars(&text, max), text[..grapheme_cut(&text, max)].to_string());
+            prop_assert_eq!(grapheme_cut(&text, max), grapheme_cut_from_the_start(&text, max));
         }
     }
 }
