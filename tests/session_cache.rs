@@ -10,7 +10,9 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use pitree::catalog::session_cache::{Level, SessionCache};
+use pitree::catalog::session_cache::{self, Level, SessionCache};
+use pitree::session::Session;
+use pitree::session::entry::Kind;
 use pitree::session::parse::{ParsedFile, outline_file, parse_file};
 
 /// A cache in a temp dir that takes files of any size.
@@ -58,6 +60,18 @@ fn leaf_id(file: &ParsedFile) -> String {
     file.entries[file.leaf.unwrap() as usize].id.to_string()
 }
 
+/// Read `path` whole through `cache` and keep a new parse, as `pitree show` does.
+fn read_and_keep(
+    cache: &SessionCache,
+    path: &Path,
+) -> Result<ParsedFile, pitree::session::parse::ParseError> {
+    let read = session_cache::read(Some(cache), path, Level::Whole, parse_file)?;
+    if let Some(level) = read.keep {
+        cache.put(&read.file, level).unwrap();
+    }
+    Ok(read.file)
+}
+
 fn cache_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(items) = fs::read_dir(dir.join("sessions")) else { return Vec::new() };
     let mut files: Vec<PathBuf> = items.map(|i| i.unwrap().path()).collect();
@@ -91,6 +105,54 @@ fn a_cached_read_equals_a_fresh_read_of_every_fixture() {
         cached_whole += 1;
     }
     assert!(cached_whole > 35, "{cached_whole} fixtures cached");
+}
+
+#[test]
+fn a_skeleton_read_gives_the_graph_and_context_of_a_fresh_read_of_every_fixture() {
+    let mut checked = 0;
+    for from in common::fixtures::fixture_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(from.file_name().unwrap());
+        fs::copy(&from, &path).unwrap();
+        let Ok(fresh) = parse_file(&path) else { continue };
+        let name = from.display().to_string();
+        let cache = cache(&dir.path().join("cache"));
+        assert!(cache.put(&outline_file(&path).unwrap(), Level::Outline).unwrap(), "{name}: kept");
+        if fresh.header.version != 3 {
+            assert!(cache.skeleton(&path).is_none(), "{name}: a legacy file's lines are not its entries");
+            continue;
+        }
+        let skeleton = session_cache::read_skeleton(Some(&cache), &path).unwrap();
+        assert_eq!(skeleton.keep, None, "{name}: a skeleton is never kept");
+        let skeleton = skeleton.file;
+        assert_eq!(
+            (&skeleton.header, &skeleton.damage, skeleton.leaf),
+            (&fresh.header, &fresh.damage, fresh.leaf)
+        );
+        assert_eq!(skeleton.entries.len(), fresh.entries.len(), "{name}");
+        for (s, f) in skeleton.entries.iter().zip(&fresh.entries) {
+            let place = (&s.id, &s.parent_id, &s.timestamp, s.time_ms, s.line, &s.span);
+            assert_eq!(place, (&f.id, &f.parent_id, &f.timestamp, f.time_ms, f.line, &f.span), "{name}");
+            match &f.kind {
+                Kind::Message(_) => assert_eq!(s.kind, Kind::Unknown { type_name: String::new() }, "{name}"),
+                kind => assert_eq!(&s.kind, kind, "{name}: every other entry whole"),
+            }
+        }
+        let fresh = Session::from_parsed(fresh);
+        let mut skeleton = Session::from_parsed(skeleton);
+        let leaf = fresh.graph.leaf();
+        assert_eq!(skeleton.graph.leaf(), leaf, "{name}");
+        assert_eq!(skeleton.graph.name(), fresh.graph.name(), "{name}");
+        let Some(leaf) = leaf else { continue };
+        skeleton.fill(skeleton.graph.path_to(leaf)).unwrap();
+        let messages = fresh.context_messages(Some(leaf));
+        assert_eq!(skeleton.context_messages(Some(leaf)), messages, "{name}");
+        for m in &messages {
+            assert_eq!(skeleton.context_text(m).unwrap(), fresh.context_text(m).unwrap(), "{name}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 30, "{checked} fixtures checked");
 }
 
 #[test]
@@ -210,13 +272,13 @@ fn a_damaged_or_foreign_cache_file_is_ignored_and_rebuilt() {
     for (what, bytes) in damages {
         fs::write(cache_file, &bytes).unwrap();
         assert!(cache.get(&path, Level::Whole).is_none(), "{what}");
-        let read = pitree::catalog::session_cache::parse_whole(Some(&cache), &path).unwrap();
+        let read = read_and_keep(&cache, &path).unwrap();
         assert_same(&read, &fresh, what);
         assert_same(&cache.get(&path, Level::Whole).expect("rebuilt").file, &fresh, what);
     }
     fs::remove_dir_all(&cache_dir).unwrap();
     assert!(cache.get(&path, Level::Whole).is_none(), "deleted");
-    pitree::catalog::session_cache::parse_whole(Some(&cache), &path).unwrap();
+    read_and_keep(&cache, &path).unwrap();
     assert!(cache.get(&path, Level::Whole).is_some(), "made again");
 }
 

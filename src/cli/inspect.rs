@@ -1,8 +1,9 @@
 //! `pitree context`: what the model would see if pi resumed at the leaf (or at a chosen entry).
 //!
 //! It reads the session's outline (the tree without row texts, [`crate::session::outline`]) and
-//! only the entries on the path to that leaf whole, which is all the context is made of; the
-//! outline is kept in the parsed-session cache, so the next run reads only what was appended.
+//! only the entries on the path to that leaf whole, which is all the context is made of. The
+//! outline is kept in the parsed-session cache; from there the next run reads only the session's
+//! skeleton (its graph, with no message bodies) and what was appended since.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,7 +12,7 @@ use clap::Args;
 use color_eyre::eyre::{Result, eyre};
 use serde_json::{Value, json};
 
-use crate::catalog::session_cache::{Level, SessionCache};
+use crate::catalog::session_cache::{self, SessionCache};
 use crate::display::sanitize;
 use crate::session::{Ix, Session, context};
 
@@ -28,7 +29,7 @@ pub struct ContextArgs {
 }
 
 pub fn context(args: &ContextArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -> Result<()> {
-    let read = super::read_cached(&args.file, cache, Level::Outline, crate::session::parse::outline_file)?;
+    let read = super::read_or_say(&args.file, session_cache::read_skeleton(cache, &args.file))?;
     let mut session = Session::from_parsed(read.file);
     let leaf = match &args.leaf {
         Some(id) => Some(session.resolve_id(id).map_err(|e| eyre!("{e}"))?),

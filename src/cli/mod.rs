@@ -129,16 +129,9 @@ fn session_cache() -> Option<SessionCache> {
     SessionCache::from_env(&|k| std::env::var_os(k))
 }
 
-/// Read a session file at `level` for a command, through `cache` (see
-/// [`crate::catalog::session_cache::read`]), with a one-line error.
-fn read_cached(
-    path: &Path,
-    cache: Option<&SessionCache>,
-    level: crate::catalog::session_cache::Level,
-    read: fn(&Path) -> Result<crate::session::parse::ParsedFile, crate::session::parse::ParseError>,
-) -> Result<crate::catalog::session_cache::Read> {
-    crate::catalog::session_cache::read(cache, path, level, read)
-        .map_err(|e| color_eyre::eyre::eyre!("{e}"))
+/// A session read for a command (through the parsed-session cache), with a one-line error.
+fn read_or_say<T>(path: &Path, read: Result<T, crate::session::parse::ParseError>) -> Result<T> {
+    read.map_err(|e| color_eyre::eyre::eyre!("{e}"))
         .wrap_err_with(|| format!("cannot read {}", path.display()))
 }
 

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
-use crate::catalog::session_cache::{Level, SessionCache};
+use crate::catalog::session_cache::{self, Level, SessionCache};
 use crate::session::Session;
 use crate::session::flatten::{Filter, FilterMode, Forest, RowContext, Rows};
 use crate::session::text::ToolCalls;
@@ -84,7 +84,10 @@ impl View<'_> {
 }
 
 pub fn run(args: &ShowArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -> Result<()> {
-    let read = super::read_cached(&args.file, cache, Level::Whole, crate::session::parse::parse_file)?;
+    let read = super::read_or_say(
+        &args.file,
+        session_cache::read(cache, &args.file, Level::Whole, crate::session::parse::parse_file),
+    )?;
     let session = Session::from_parsed(read.file);
     let keep = cache.zip(read.keep);
     let forest = Forest::build(&session.graph);

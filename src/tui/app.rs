@@ -864,10 +864,9 @@ impl<B: Backend> Runner<B> {
         let read = move || {
             let cache = cache.as_ref();
             if let Some(cached) = cache.and_then(|c| c.get(&file, Level::Whole)) {
-                let behind = cached.appended > cached.file.facts.len / 8;
                 return Ok(Opened {
+                    keep: cached.is_behind().then_some(Level::Whole),
                     session: Session::from_parsed(cached.file),
-                    keep: behind.then_some(Level::Whole),
                 });
             }
             if let Some((options, area, theme)) = preview

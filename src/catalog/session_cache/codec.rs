@@ -109,7 +109,7 @@ impl Writer {
         match kind {
             Kind::Message(m) => {
                 self.u8(0);
-                self.message(m);
+                self.sized(|w| w.message(m));
             }
             Kind::ThinkingLevelChange { level } => {
                 self.u8(1);
@@ -173,6 +173,18 @@ impl Writer {
                 self.str(type_name);
             }
         }
+    }
+
+    /// What `write` writes, after its length in bytes and in text (so that a reader can step over
+    /// it, [`Reader::skeleton`]).
+    fn sized(&mut self, write: impl FnOnce(&mut Self)) {
+        let (at, text_at) = (self.bytes.len(), self.text.len());
+        self.u64(0);
+        write(self);
+        let len = |n: usize| u32::try_from(n).expect("a cached entry is under 4 GiB").to_le_bytes();
+        let (bytes, text) = (len(self.bytes.len() - at - 8), len(self.text.len() - text_at));
+        self.bytes[at..at + 4].copy_from_slice(&bytes);
+        self.bytes[at + 4..at + 8].copy_from_slice(&text);
     }
 
     fn head(&mut self, head: &TextHead) {
@@ -262,6 +274,8 @@ pub struct FileParts {
 pub struct Reader<'a> {
     b: &'a [u8],
     text: &'a str,
+    /// Step over message bodies ([`Reader::skeleton`]).
+    skeleton: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -270,7 +284,14 @@ impl<'a> Reader<'a> {
     pub fn new(encoded: &'a [u8]) -> Option<Reader<'a>> {
         let (len, rest) = encoded.split_first_chunk::<8>()?;
         let (b, text) = rest.split_at_checked(usize::try_from(u64::from_le_bytes(*len)).ok()?)?;
-        Some(Reader { b, text: std::str::from_utf8(text).ok()? })
+        Some(Reader { b, text: std::str::from_utf8(text).ok()?, skeleton: false })
+    }
+
+    /// This reader, stepping over the body of every message entry: each is read as
+    /// `Kind::Unknown` with an empty type name, which takes no allocation. What the session's
+    /// graph is made of (ids, parents, labels, names) and every other entry are read whole.
+    pub fn skeleton(self) -> Reader<'a> {
+        Reader { skeleton: true, ..self }
     }
 
     /// Whether every byte and all the text were read.
@@ -311,6 +332,9 @@ impl<'a> Reader<'a> {
     }
     fn str(&mut self) -> Option<&'a str> {
         let n = self.u32()? as usize;
+        self.take_text(n)
+    }
+    fn take_text(&mut self, n: usize) -> Option<&'a str> {
         let (taken, rest) = self.text.split_at_checked(n)?;
         self.text = rest;
         Some(taken)
@@ -393,7 +417,7 @@ impl<'a> Reader<'a> {
 
     fn kind(&mut self) -> Option<Kind> {
         Some(match self.u8()? {
-            0 => Kind::Message(Box::new(self.message()?)),
+            0 => self.message_kind()?,
             1 => Kind::ThinkingLevelChange { level: self.string()? },
             2 => Kind::ModelChange { provider: self.string()?, model_id: self.string()? },
             3 => Kind::Compaction {
@@ -431,6 +455,21 @@ impl<'a> Reader<'a> {
                 cost: r.f64()?,
             })
         })
+    }
+
+    /// A message entry's kind, its body stepped over by a [`Reader::skeleton`]; a body that is
+    /// not as long as it says is damage.
+    fn message_kind(&mut self) -> Option<Kind> {
+        let (len, text_len) = (self.u32()? as usize, self.u32()? as usize);
+        if self.skeleton {
+            self.take(len)?;
+            self.take_text(text_len)?;
+            return Some(Kind::Unknown { type_name: String::new() });
+        }
+        let before = (self.b.len(), self.text.len());
+        let message = self.message()?;
+        let read = (before.0 - self.b.len(), before.1 - self.text.len());
+        (read == (len, text_len)).then(|| Kind::Message(Box::new(message)))
     }
 
     fn message(&mut self) -> Option<Message> {

@@ -32,7 +32,7 @@ use crate::session::parse::ParsedFile;
 const MAGIC: &[u8; 8] = b"PITREESC";
 /// Bumped whenever the layout or the meaning of a field changes, and whenever the session
 /// reader changes what it keeps of an entry (a cache must hold what a fresh read gives).
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const HEADER_LEN: usize = 88;
 const TABLE_ROW: usize = 32;
 /// Entries per segment: enough segments for both cores to share, few enough to stay cheap.
@@ -121,9 +121,10 @@ pub fn open(path: &Path) -> Option<Opened> {
 }
 
 impl Opened {
-    /// The cached file's parts and entries. Both cores read, check and decode segments, each
-    /// into its own place of the one vector of entries; `None` when any segment is damaged.
-    pub fn read(&self) -> Option<(FileParts, Vec<Entry>)> {
+    /// The cached file's parts and entries (message bodies stepped over when `skeleton`, see
+    /// [`Reader::skeleton`]). Both cores read, check and decode segments, each into its own place
+    /// of the one vector of entries; `None` when any segment is damaged.
+    pub fn read(&self, skeleton: bool) -> Option<(FileParts, Vec<Entry>)> {
         let (parts, runs) = self.segments.split_first()?;
         let parts = self.with_segment(parts, |r| r.file_parts())?;
         let counts: Vec<usize> =
@@ -143,7 +144,7 @@ impl Opened {
         let decoded: Vec<(usize, bool)> = runs
             .par_iter()
             .zip(places)
-            .map_init(Vec::new, |buf, (s, place)| self.decode_run(s, place, buf))
+            .map_init(Vec::new, |buf, (s, place)| self.decode_run(s, place, buf, skeleton))
             .collect();
         if decoded.iter().all(|&(_, whole)| whole) {
             // SAFETY: every one of the first `total` places was written by `entries_into`.
@@ -181,8 +182,17 @@ impl Opened {
 
     /// Decode the entries of segment `s` into `places` (`buf` holds its bytes meanwhile): how
     /// many places were written, and whether that is all of them with the whole segment used.
-    fn decode_run(&self, s: &Segment, places: &mut [MaybeUninit<Entry>], buf: &mut Vec<u8>) -> (usize, bool) {
-        let Some(mut reader) = self.segment_bytes(s, buf).and_then(Reader::new) else { return (0, false) };
+    fn decode_run(
+        &self,
+        s: &Segment,
+        places: &mut [MaybeUninit<Entry>],
+        buf: &mut Vec<u8>,
+        skeleton: bool,
+    ) -> (usize, bool) {
+        let reader = self.segment_bytes(s, buf).and_then(Reader::new);
+        let Some(mut reader) = reader.map(|r| if skeleton { r.skeleton() } else { r }) else {
+            return (0, false);
+        };
         let written = reader.entries_into(places);
         (written, written == places.len() && reader.is_done())
     }

@@ -37,7 +37,7 @@ use super::hash::hash64;
 use super::index::Fingerprint;
 use super::locate::{FileMeta, canonical_key, system_time, time_ns};
 use crate::session::ids::IdIndex;
-use crate::session::parse::{ParseError, ParsedFile};
+use crate::session::parse::{CURRENT_VERSION, ParseError, ParsedFile};
 
 /// The default of `budget`; `PITREE_SESSION_CACHE_MB` sets another (0 turns the
 /// cache off).
@@ -105,6 +105,19 @@ impl SessionCache {
     /// it; `None` when there is no cache file of at least `level` that is right for the file as
     /// it is now (see the module docs).
     pub fn get(&self, path: &Path, level: Level) -> Option<Cached> {
+        self.get_read(path, level, false)
+    }
+
+    /// [`SessionCache::get`] of any level with the body of every message entry stepped over
+    /// (`Kind::Unknown` with an empty type name, see [`codec::Reader::skeleton`]): the graph of
+    /// the session, for a caller that reads whole from the session file the few entries it needs
+    /// ([`crate::session::Session::fill`]). Lines appended since are read whole. Not for a legacy
+    /// file, whose entries are not its lines as they read.
+    pub fn skeleton(&self, path: &Path) -> Option<Cached> {
+        self.get_read(path, Level::Outline, true)
+    }
+
+    fn get_read(&self, path: &Path, level: Level, skeleton: bool) -> Option<Cached> {
         let meta = FileMeta::of(&crate::session::content::open_regular(path).ok()?.metadata().ok()?);
         if !self.takes(meta.len) {
             return None;
@@ -121,8 +134,12 @@ impl SessionCache {
             Ok((fingerprint, _)) if fingerprint == key.fingerprint => {}
             _ => return None,
         }
-        let (parts, entries) = opened.read()?;
+        let (parts, entries) = opened.read(skeleton)?;
         opened.touch();
+        // A legacy file's entries are migrated in memory: its lines read again are not its entries.
+        if skeleton && parts.header.version != CURRENT_VERSION {
+            return None;
+        }
         if parts.leaf.is_some_and(|leaf| leaf as usize >= entries.len()) {
             return None;
         }
@@ -203,6 +220,14 @@ impl SessionCache {
     }
 }
 
+impl Cached {
+    /// So much was appended since the cache file was written (over an eighth of what it holds)
+    /// that it should be written again.
+    pub fn is_behind(&self) -> bool {
+        self.appended > self.file.facts.len / 8
+    }
+}
+
 /// A session file read through the cache.
 pub struct Read {
     pub file: ParsedFile,
@@ -221,21 +246,21 @@ pub fn read(
     read: fn(&Path) -> Result<ParsedFile, ParseError>,
 ) -> Result<Read, ParseError> {
     if let Some(cached) = cache.and_then(|c| c.get(path, level)) {
-        let behind = cached.appended > cached.file.facts.len / 8;
-        return Ok(Read { keep: behind.then_some(cached.level), file: cached.file });
+        return Ok(Read { keep: cached.is_behind().then_some(cached.level), file: cached.file });
     }
     let fresh = read(path)?;
     Ok(Read { keep: cache.is_some_and(|c| c.takes(fresh.facts.len)).then_some(level), file: fresh })
 }
 
-/// Read the session at `path` whole ([`crate::session::parse::parse_file`]) through `cache`, and
-/// keep a new parse for next time.
-pub fn parse_whole(cache: Option<&SessionCache>, path: &Path) -> Result<ParsedFile, ParseError> {
-    let read = read(cache, path, Level::Whole, crate::session::parse::parse_file)?;
-    if let (Some(cache), Some(level)) = (cache, read.keep) {
-        let _ = cache.put(&read.file, level);
+/// Read the session at `path` for a caller that needs only its graph and then reads whole the
+/// entries it uses ([`crate::session::Session::fill`]): its skeleton from the cache
+/// ([`SessionCache::skeleton`]) when that is right and not far behind the file, else its outline
+/// through [`read`] (to be kept, as there). A skeleton is never kept.
+pub fn read_skeleton(cache: Option<&SessionCache>, path: &Path) -> Result<Read, ParseError> {
+    match cache.and_then(|c| c.skeleton(path)).filter(|cached| !cached.is_behind()) {
+        Some(cached) => Ok(Read { keep: None, file: cached.file }),
+        None => read(cache, path, Level::Outline, crate::session::parse::outline_file),
     }
-    Ok(read.file)
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
