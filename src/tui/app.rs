@@ -1,10 +1,10 @@
-//! The application frame: the [`Event`]s everything sends into one channel, the pure reducer
+//! The application frame: the [`Event`]s everything sends into one channel (defined with the
+//! threads that feed it, in [`super::event`]), the pure reducer
 //! [`update`] that turns an event into state changes and [`Effect`]s, the [`Runner`] that carries
 //! the effects out (workers, writes, the trash, the clipboard, the summarizer, suspending), and
 //! [`run_loop`], which drains the channel, updates, and draws once per batch. The loop is generic
 //! over the ratatui backend, so whole screens run under `TestBackend`.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Condvar, Mutex};
@@ -18,6 +18,7 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
+pub use super::event::Event;
 use super::event::{Input, Signal};
 use super::help::Help;
 use super::keymap::{Action as Key, Keybindings};
@@ -35,7 +36,6 @@ use crate::catalog::session_cache::{self, Level, SessionCache};
 use crate::catalog::{Catalog, ScanEvent, Scope};
 use crate::session::{Ix, Session, parse};
 use crate::store::Action;
-use crate::store::trash::Trashed;
 
 /// Two clicks on the same row within this many milliseconds open it.
 const DOUBLE_CLICK_MS: i64 = 400;
@@ -49,65 +49,6 @@ const WARNING_MS: i64 = 8000;
 
 /// How often the summarizer spinner moves.
 const SPIN_MS: i64 = 100;
-
-/// Everything the app reacts to. A tree view's report is the largest (a session read again
-/// travels in it, and it was no smaller when a newly opened one did too); events go through the
-/// channel a few at a time, so they are not boxed.
-#[derive(Debug)]
-#[allow(clippy::large_enum_variant)]
-pub enum Event {
-    /// The wall clock (ms since the epoch). The loop sends one before every batch.
-    Clock(i64),
-    Key(KeyEvent),
-    Mouse(MouseEvent),
-    Resize(u16, u16),
-    Paste(String),
-    Signal(Signal),
-    /// A report from the scan of a scope.
-    Scan {
-        scope: ScopeKind,
-        seq: u64,
-        update: ScanUpdate,
-    },
-    /// Which sessions running pi processes hold.
-    Live(HashMap<PathBuf, u32>),
-    Preview {
-        path: PathBuf,
-        result: Result<Previewed, String>,
-    },
-    /// A scope's search index, built on a worker from version `version` of its list.
-    SearchIndex {
-        scope: ScopeKind,
-        version: u64,
-        index: BuiltIndex,
-    },
-    /// Session files changed on disk (debounced).
-    FilesChanged(Vec<PathBuf>),
-    Renamed {
-        result: Result<(), String>,
-    },
-    Deleted {
-        path: PathBuf,
-        result: Result<Trashed, String>,
-    },
-    Restored {
-        trashed: Trashed,
-        result: Result<(), String>,
-    },
-    /// The first frame of a big session being read for the tree view, drawn from its outline
-    /// ([`TreeView::preview`]) at the screen's size when it was asked for.
-    TreeOutline {
-        path: PathBuf,
-        frame: Buffer,
-    },
-    /// A session was read for the tree view.
-    TreeOpened {
-        path: PathBuf,
-        result: Result<Arc<Session>, String>,
-    },
-    /// A result for the tree view.
-    Tree(Report),
-}
 
 /// What the app asks the runner to do.
 pub enum Effect {
