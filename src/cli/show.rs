@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
+use super::open::open_session_cached;
 use crate::catalog::session_cache::SessionCache;
 use crate::session::Session;
 use crate::session::flatten::{Filter, FilterMode, Forest, RowContext, Rows};
@@ -84,7 +85,7 @@ impl View<'_> {
 }
 
 pub fn run(args: &ShowArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -> Result<()> {
-    let session = super::open_session_cached(&args.file, cache)?;
+    let session = open_session_cached(&args.file, cache)?;
     let forest = Forest::build(&session.graph);
     let calls = ToolCalls::build(session.entries(), forest.order());
     let folded = HashSet::new();
