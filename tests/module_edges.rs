@@ -1,23 +1,29 @@
 //! The module edges of `src/` point one way: no import cycle among the library's modules, and no
-//! arrow from a lower layer up into a higher one (the session model knows nothing of the store, the
-//! catalog, the TUI or the command line; the store writes the model and takes nothing from the
-//! catalog or the TUI; the catalog builds on the model and never reaches the TUI or the command line).
+//! arrow from a lower layer up into a higher one: the session model knows nothing of the store,
+//! the catalog, the TUI, the command line or the manager API; the store writes the model and takes
+//! nothing from the catalog, the TUI, the command line or the manager; the catalog builds on the
+//! model and never reaches the TUI, the command line or the manager.
 //!
 //! What counts: every file under `src/` (but `main.rs`, the binary's own crate, which only calls
 //! the library) is one module, `src/a/b.rs` or `src/a/b/mod.rs` being `a::b`; inline modules
 //! (`mod tests { … }`) belong to their file. An edge A → B is any path in A's code that names B or
 //! an item of B: a `use` (`pub use` included, `{…}` groups, `self`, globs, renames) or a path of
-//! two or more segments in an expression, type, pattern, attribute macro path or macro body
-//! (`crate::x::y`, `super::x`, `self::x`, a child module's name, or a name a `use` brought into
-//! scope). A path is followed the way rustc follows it: through child modules, then through the
-//! `use` items (private ones too) and globs of the module it reaches, to the module that *defines*
-//! the item. So `super::Session`, where the parent only re-exports `graph::Session`, is an edge to
-//! `graph`, and the re-export itself is an edge from the parent to `graph`; a child naming an item
-//! its parent defines is an edge child → parent. A `mod child;` declaration is not an edge; paths
-//! into other crates, comments and doc comments are not read; `#[cfg(test)]` code counts like the
-//! rest. The graph of file modules must have no strongly connected component of two or more
-//! modules: on failure every such component is printed with its edges (and where each is first
-//! made) and a shortest cycle through it.
+//! two or more segments in an expression, type, pattern, macro path or macro body (`crate::x::y`,
+//! `super::x`, `self::x`, a child module's name, or a name a `use` brought into scope).
+//!
+//! A path counts as written. Its first segment means what it means where the path is written
+//! (`crate`, `self`, `super`, a child module, or a name one of that module's `use` items or globs
+//! brought in, followed to what the `use` names); from there the path goes down through child
+//! modules, and its first other segment is an item of the module reached: the edge goes to that
+//! module, whether it defines the item or only re-exports it. So `crate::catalog::js::trim` is an
+//! edge to `catalog::js` even though `trim` is defined in `session::js` (a re-export is a
+//! dependency on the module that re-exports, and is itself an edge from it to the source), and a
+//! child naming anything through `super::` is an edge child → parent, even a name the parent only
+//! re-exports. A `mod child;` declaration is not an edge; paths into other crates, comments and
+//! doc comments are not read; `#[cfg(test)]` code counts like the rest. The graph of file modules
+//! must have no strongly connected component of two or more modules: on failure every such
+//! component is printed with its edges (and where each is first made) and a shortest cycle
+//! through it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fs;

@@ -22,11 +22,11 @@
 //! - `big/sessions/--home-dev-work-monorepo--/<ts>_<uuid>.jsonl`: the one big session;
 //! - `corpus.json`: the marker (generator version, specs, and the stats printed when it is reused).
 //!
-//! Other code can include this file with `#[path = "../benches/corpus.rs"] mod corpus;` (its
-//! modules, in `benches/corpus/`, come with it) and call [`ensure`], [`write_catalog`],
-//! [`write_big_session`] and [`append_bytes`]. The modules follow what they generate: [`rng`] and
-//! [`time`] the numbers, ids, timestamps and names; [`vocab`] and [`pools`] the text; [`plan`] every
-//! session's shape; [`generator`] the lines of a session; [`write`] the files.
+//! Other code can include this module with `#[path = "../benches/corpus/mod.rs"] mod corpus;`
+//! (its files beside it come with it) and call [`ensure`], [`write_catalog`], [`write_big_session`]
+//! and [`append_bytes`]. The modules follow what they generate: [`rng`] and [`time`] the numbers,
+//! ids, timestamps and names; [`vocab`] and [`pools`] the text; [`plan`] every session's shape;
+//! [`generator`] the lines of a session; [`write`] the files.
 
 mod generator;
 mod plan;
