@@ -6,7 +6,8 @@
 //! `--session-dir` or `PI_CODING_AGENT_SESSION_DIR` may also be flat, so there the files directly
 //! in the root are listed too. Only `*.jsonl` names count. Symlinked folders are followed, each
 //! folder once (by device and inode), and a file reached twice is listed once. Folders and files
-//! that cannot be read are reported as warnings, never as errors.
+//! that cannot be read are reported as warnings, never as errors. pitree's own cache folder is
+//! found here too.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -17,7 +18,27 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use color_eyre::eyre::{Result, eyre};
 use rayon::prelude::*;
 
-use super::Warning;
+/// A folder or file that could not be read; listing goes on without it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// pitree's cache folder: `PITREE_CACHE_DIR`, else `<platform cache dir>/pitree` (on Linux
+/// `$XDG_CACHE_HOME/pitree` or `~/.cache/pitree`).
+pub fn default_cache_dir(env: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    match env("PITREE_CACHE_DIR").filter(|v| !v.is_empty()) {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => dirs::cache_dir().map(|d| d.join("pitree")),
+    }
+}
 
 /// Where the sessions root came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -41,7 +41,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
-pub use locate::{Scope, SessionsRoot};
+pub use locate::{Scope, SessionsRoot, Warning, default_cache_dir};
 pub use summary::SessionSummary;
 
 use hash::{FastMap, FastSet};
@@ -156,19 +156,6 @@ fn read_or_rescan(on_disk: &TextsOnDisk) -> SessionTexts {
     texts
 }
 
-/// A folder or file that could not be read; listing goes on without it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    pub path: PathBuf,
-    pub message: String,
-}
-
-impl std::fmt::Display for Warning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.message)
-    }
-}
-
 /// What a scan did (for tests, benchmarks and `--verbose` output).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScanStats {
@@ -228,15 +215,6 @@ pub struct Catalog {
     live: Option<Arc<LiveCheck>>,
     texts: bool,
     sessions: Option<session_cache::SessionCache>,
-}
-
-/// pitree's cache folder: `PITREE_CACHE_DIR`, else `<platform cache dir>/pitree` (on Linux
-/// `$XDG_CACHE_HOME/pitree` or `~/.cache/pitree`).
-pub fn default_cache_dir(env: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
-    match env("PITREE_CACHE_DIR").filter(|v| !v.is_empty()) {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => dirs::cache_dir().map(|d| d.join("pitree")),
-    }
 }
 
 impl Catalog {

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use color_eyre::eyre::{Result, WrapErr, bail, eyre};
 
-use super::{Global, open_session, sessions_root};
+use super::global::{Global, sessions_root};
+use super::open::open_session;
 use crate::session::{Ix, Session, summary};
 use crate::store::{self, Action};
 

@@ -12,6 +12,7 @@ use clap::Args;
 use color_eyre::eyre::{Result, eyre};
 use serde_json::{Value, json};
 
+use super::open::read_or_say;
 use crate::catalog::session_cache::{self, SessionCache};
 use crate::display::sanitize;
 use crate::session::{Ix, Session, context};
@@ -29,7 +30,7 @@ pub struct ContextArgs {
 }
 
 pub fn context(args: &ContextArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -> Result<()> {
-    let read = super::read_or_say(&args.file, session_cache::read_skeleton(cache, &args.file))?;
+    let read = read_or_say(&args.file, session_cache::read_skeleton(cache, &args.file))?;
     let mut session = Session::from_parsed(read.file);
     let leaf = match &args.leaf {
         Some(id) => Some(session.resolve_id(id).map_err(|e| eyre!("{e}"))?),

@@ -23,11 +23,11 @@ use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
-use super::Cli;
+use super::args::Cli;
 
 /// One of the options shared by the picker and the subcommands.
 struct Shared {
-    /// The clap id (the field of [`super::Global`]).
+    /// The clap id (the field of [`super::global::Global`]).
     id: &'static str,
     /// The subcommands it changes, besides the picker.
     changes: &'static [&'static str],

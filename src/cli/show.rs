@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
+use super::open::read_or_say;
 use crate::catalog::session_cache::{self, Level, SessionCache};
 use crate::session::Session;
 use crate::session::flatten::{Filter, FilterMode, Forest, RowContext, Rows};
@@ -84,7 +85,7 @@ impl View<'_> {
 }
 
 pub fn run(args: &ShowArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -> Result<()> {
-    let read = super::read_or_say(
+    let read = read_or_say(
         &args.file,
         session_cache::read(cache, &args.file, Level::Whole, crate::session::parse::parse_file),
     )?;

@@ -5,11 +5,11 @@
 
 use serde_json::{Map, Value};
 
-use super::SessionManager;
 use super::error::{Error, Result};
 use super::json::to_json_string;
 use super::load::lean_entry;
 use super::message::{AgentMessage, ContentBlock, MessageContent, Usage};
+use super::state::SessionManager;
 use super::types::*;
 use crate::session::Kind;
 use crate::store::actions::normalize_name;

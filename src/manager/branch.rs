@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::WrapErr;
 use serde_json::Map;
 
-use super::SessionManager;
 use super::error::{Error, Result};
 use super::json::to_json_string;
 use super::load::{FileState, lean_entry, read_session};
 use super::open::NewSessionOptions;
 use super::paths::{resolve_path, session_dir_or_default};
+use super::state::SessionManager;
 use super::types::{LabelEntry, SessionEntry, SessionHeader};
 use crate::store::append::create_new;
 use crate::store::ids;

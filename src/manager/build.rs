@@ -6,8 +6,8 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::SessionManager;
 use super::message::{AgentMessage, MessageContent, SystemMessage};
+use super::state::SessionManager;
 use super::types::SessionEntry;
 use crate::session::context;
 

@@ -4,9 +4,9 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::SessionManager;
 use super::error::Result;
 use super::paths::{agent_sessions_root, resolve_path};
+use super::state::SessionManager;
 use crate::catalog::locate::{CwdMatcher, RootSource, Scope, SessionsRoot};
 use crate::catalog::{Catalog, SessionSummary};
 use crate::session::parse::{Header, parse_bytes};

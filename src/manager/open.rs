@@ -4,13 +4,13 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::SessionManager;
 use super::error::{Error, Result};
 use super::json::to_json_string;
 use super::list::{find_most_recent, read_header};
 use super::load::{FileState, lean_entry, read_session};
 use super::paths::{filters_by_cwd, resolve_path, session_dir_or_default};
-use super::persist::OnDisk;
+use super::state::OnDisk;
+use super::state::SessionManager;
 use super::types::{SessionEntry, SessionHeader};
 use crate::catalog::locate::CwdMatcher;
 use crate::store::ids;

@@ -7,22 +7,14 @@ use std::path::Path;
 
 use color_eyre::eyre::{WrapErr, eyre};
 
-use super::SessionManager;
 use super::error::{Error, Result};
 use super::json::to_json_string;
+use super::state::{OnDisk, SessionManager};
 use crate::session::Session;
 use crate::session::parse::FileFacts;
 use crate::store::WriteError;
 use crate::store::append::{append_line, create_new};
 use crate::store::migrate::migrate_on_disk;
-
-/// The session file as the manager last read or wrote it.
-#[derive(Debug, Clone)]
-pub(super) struct OnDisk {
-    pub facts: FileFacts,
-    /// The version on disk of a legacy file that is not migrated on disk yet.
-    pub legacy_version: Option<u32>,
-}
 
 impl SessionManager {
     /// Write the entry just added (its JSON is `line`), as pi's `_persist` does.

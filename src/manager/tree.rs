@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value};
 
-use super::SessionManager;
 use super::error::Result;
 use super::message::Usage;
+use super::state::SessionManager;
 use super::types::{BranchSummaryEntry, SessionEntry};
 use crate::session::Ix;
 

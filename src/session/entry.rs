@@ -8,6 +8,10 @@ use std::ops::Range;
 /// 100,000 entries of a big session do not make 300,000 small allocations.
 pub type Text = compact_str::CompactString;
 
+/// The `customType` of pitree's leaf marker, the custom entry that moves the leaf (written by
+/// `store::actions`, hidden by the tree's flattening).
+pub const LEAF_MARKER: &str = "pitree.leaf";
+
 /// A session entry: one JSONL line that is an object with a string `id`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {

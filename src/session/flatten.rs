@@ -12,13 +12,9 @@ use std::collections::HashSet;
 use std::str::FromStr;
 
 use super::Session;
-use super::entry::{Entry, Kind};
+use super::entry::{Entry, Kind, LEAF_MARKER};
 use super::graph::{Graph, Ix};
 use super::text::{RowText, ToolCalls, row_text};
-
-/// The `customType` of pitree's leaf marker (written by `store::actions`, which sits above this
-/// layer and keeps the same value in `LEAF_MARKER`).
-const LEAF_MARKER: &str = "pitree.leaf";
 
 /// "No row" / "no gutter" in the compact index fields.
 const NONE: u32 = u32::MAX;
@@ -620,11 +616,6 @@ impl Rows {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn leaf_marker_matches_the_writer() {
-        assert_eq!(LEAF_MARKER, crate::store::actions::LEAF_MARKER);
-    }
 
     #[test]
     fn filter_modes_cycle_both_ways_and_parse() {

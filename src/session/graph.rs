@@ -15,10 +15,8 @@ use indexmap::IndexMap;
 
 use super::entry::{Entry, Kind};
 use super::ids::IdIndex;
+pub use super::ids::Ix;
 use super::js;
-
-/// Index of an entry in [`crate::session::parse::ParsedFile::entries`].
-pub type Ix = u32;
 
 /// A resolved label.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,7 +7,8 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use super::graph::Ix;
+/// Index of an entry in [`crate::session::parse::ParsedFile::entries`].
+pub type Ix = u32;
 
 /// Positions by id; when an id repeats, the last position wins.
 #[derive(Debug, Clone, Default)]

@@ -19,6 +19,24 @@ pub fn trim(s: &str) -> &str {
     s.trim_matches(is_space)
 }
 
+/// JavaScript's falsiness, for the values `JSON.parse` can produce.
+pub fn is_falsy(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+/// The keys `JSON.parse` puts first in an object, in ascending numeric order: array indices, the
+/// canonical decimal integers below 2³² − 1.
+pub(crate) fn is_array_index(key: &str) -> bool {
+    let canonical = key == "0" || (!key.starts_with('0') && key.bytes().all(|b| b.is_ascii_digit()));
+    canonical && key.parse::<u64>().is_ok_and(|n| n < u64::from(u32::MAX))
+}
+
 /// JavaScript's `Number(text)`: surrounding white space ignored, empty is 0, decimal literals with
 /// an optional sign and exponent, `Infinity`, and unsigned `0x` / `0o` / `0b` integers; anything
 /// else is NaN.

@@ -9,7 +9,7 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::entry::{Entry, HeadBuilder, Kind, Message, Text, TextHead, ToolCall};
-pub use super::js::format_number;
+pub use super::js::{format_number, is_falsy};
 use super::literal::{LooseLiteral, push_literal};
 use super::loose::{JsNumber, Loose, LooseNum, LooseVisitor, Obj, RawUsage, Scalar, loose_bool};
 use super::skim;
@@ -167,17 +167,6 @@ fn clamp_huge_numbers(text: &str) -> String {
     }
     out.push_str(&text[copied..]);
     out
-}
-
-/// JavaScript's falsiness, for the values `JSON.parse` can produce.
-pub fn is_falsy(v: &serde_json::Value) -> bool {
-    match v {
-        serde_json::Value::Null => true,
-        serde_json::Value::Bool(b) => !b,
-        serde_json::Value::Number(n) => n.as_f64() == Some(0.0),
-        serde_json::Value::String(s) => s.is_empty(),
-        _ => false,
-    }
 }
 
 /// Remove the fields whose JSON type the fast struct cannot take (e.g. `message: "text"`), the way a

@@ -624,8 +624,13 @@ mod tests {
         )
     }
 
+    /// The user messages' texts (the text module, which reads what this one parses, is not needed).
     fn texts(file: &ParsedFile) -> Vec<String> {
-        file.entries.iter().map(|e| crate::session::text::head_text(e).to_string()).collect()
+        let text = |e: &Entry| match &e.kind {
+            Kind::Message(m) => m.text.head.to_string(),
+            other => panic!("not a message: {other:?}"),
+        };
+        file.entries.iter().map(text).collect()
     }
 
     fn session_file(lines: &[String]) -> (tempfile::TempDir, PathBuf) {

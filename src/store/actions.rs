@@ -10,11 +10,10 @@ use serde_json::{Map, Value, json};
 use super::append::{WriteError, append_line, create_new};
 use super::ids;
 use super::migrate::{inside_root, migrate_on_disk, migrated_entry_json};
+pub use crate::session::entry::LEAF_MARKER;
+use crate::session::js;
 use crate::session::parse::CURRENT_VERSION;
 use crate::session::{Ix, Kind, Session};
-
-/// The `customType` of pitree's leaf marker.
-pub const LEAF_MARKER: &str = "pitree.leaf";
 
 /// A change to one session file that appends one line. Entries are named by id, because the file
 /// may be re-read before the line is written.
@@ -169,7 +168,7 @@ pub fn normalize_name(name: &str) -> String {
             in_break = false;
         }
     }
-    crate::catalog::js::trim(&out).to_string()
+    js::trim(&out).to_string()
 }
 
 /// Fork the path root … `target` into a new session file in the same folder, as pi 1.6.0's

@@ -1,4 +1,5 @@
-//! The application frame: the [`Event`]s everything sends into one channel, the pure reducer
+//! The application frame: the [`Event`]s everything sends into one channel (defined with the
+//! threads that feed it, in [`super::event`]), the pure reducer
 //! [`update`] that turns an event into state changes and [`Effect`]s, the [`Runner`] that carries
 //! the effects out (workers, writes, the trash, the clipboard, the summarizer, suspending), and
 //! [`run_loop`], which drains the channel, updates, and draws once per batch. The loop is generic
@@ -18,6 +19,7 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
+pub use super::event::Event;
 use super::event::{Input, Signal};
 use super::help::Help;
 use super::keymap::{Action as Key, Keybindings};
@@ -35,7 +37,6 @@ use crate::catalog::session_cache::{self, Level, SessionCache};
 use crate::catalog::{Catalog, ScanEvent, Scope};
 use crate::session::{Ix, Session, parse};
 use crate::store::Action;
-use crate::store::trash::Trashed;
 
 /// Two clicks on the same row within this many milliseconds open it.
 const DOUBLE_CLICK_MS: i64 = 400;
@@ -49,65 +50,6 @@ const WARNING_MS: i64 = 8000;
 
 /// How often the summarizer spinner moves.
 const SPIN_MS: i64 = 100;
-
-/// Everything the app reacts to. A tree view's report is the largest (a session read again
-/// travels in it, and it was no smaller when a newly opened one did too); events go through the
-/// channel a few at a time, so they are not boxed.
-#[derive(Debug)]
-#[allow(clippy::large_enum_variant)]
-pub enum Event {
-    /// The wall clock (ms since the epoch). The loop sends one before every batch.
-    Clock(i64),
-    Key(KeyEvent),
-    Mouse(MouseEvent),
-    Resize(u16, u16),
-    Paste(String),
-    Signal(Signal),
-    /// A report from the scan of a scope.
-    Scan {
-        scope: ScopeKind,
-        seq: u64,
-        update: ScanUpdate,
-    },
-    /// Which sessions running pi processes hold.
-    Live(HashMap<PathBuf, u32>),
-    Preview {
-        path: PathBuf,
-        result: Result<Previewed, String>,
-    },
-    /// A scope's search index, built on a worker from version `version` of its list.
-    SearchIndex {
-        scope: ScopeKind,
-        version: u64,
-        index: BuiltIndex,
-    },
-    /// Session files changed on disk (debounced).
-    FilesChanged(Vec<PathBuf>),
-    Renamed {
-        result: Result<(), String>,
-    },
-    Deleted {
-        path: PathBuf,
-        result: Result<Trashed, String>,
-    },
-    Restored {
-        trashed: Trashed,
-        result: Result<(), String>,
-    },
-    /// The first frame of a big session being read for the tree view, drawn from its outline
-    /// ([`TreeView::preview`]) at the screen's size when it was asked for.
-    TreeOutline {
-        path: PathBuf,
-        frame: Buffer,
-    },
-    /// A session was read for the tree view.
-    TreeOpened {
-        path: PathBuf,
-        result: Result<Arc<Session>, String>,
-    },
-    /// A result for the tree view.
-    Tree(Report),
-}
 
 /// What the app asks the runner to do.
 pub enum Effect {
@@ -255,56 +197,17 @@ impl App {
 pub fn update(app: &mut App, event: Event) -> Vec<Effect> {
     let effects = match event {
         Event::Clock(now) => return clock(app, now),
-        Event::Resize(w, h) => {
-            app.size = (w, h);
-            app.picker.preview_fits = picker_draw::preview_fits(Rect::new(0, 0, w, h));
-            app.picker.page = picker_draw::list_rows(Rect::new(0, 0, w, h), &app.picker);
-            Vec::new()
-        }
+        Event::Resize(w, h) => resized(app, w, h),
         Event::Signal(signal) => {
             app.exit = Some(Exit::Signal(signal));
             Vec::new()
         }
         Event::Key(key) => key_event(app, key),
         Event::Mouse(mouse) => mouse_event(app, mouse),
-        Event::Paste(text) => match &mut app.screen {
-            Screen::Tree(view) => {
-                let outcome = view.handle_paste(&text);
-                tree_outcome(app, outcome)
-            }
-            _ => {
-                let effects = app.picker.paste(&text);
-                picker_requests(app, effects)
-            }
-        },
-        Event::Scan { scope, seq, update } => {
-            let done = matches!(update, ScanUpdate::Done { .. });
-            let effects = app.picker.scanned(scope, seq, update, app.now_ms);
-            let mut effects = picker_requests(app, effects);
-            if done {
-                effects.push(Effect::ScanLive(live_paths(app)));
-            }
-            effects
-        }
-        Event::Live(live) => {
-            if let Screen::Tree(view) = &mut app.screen {
-                let pid = live.get(view.path()).copied();
-                view.apply(Report::Live(pid));
-            }
-            app.picker.set_live(live);
-            Vec::new()
-        }
-        Event::Preview { path, result } => {
-            let slot = match result {
-                Ok(Previewed { preview, session }) => {
-                    app.previewed = Some(session);
-                    PreviewSlot::Ready(preview)
-                }
-                Err(e) => PreviewSlot::Failed(e),
-            };
-            let effects = app.picker.preview_loaded(path, slot);
-            picker_requests(app, effects)
-        }
+        Event::Paste(text) => pasted(app, &text),
+        Event::Scan { scope, seq, update } => scanned(app, scope, seq, update),
+        Event::Live(live) => live_changed(app, live),
+        Event::Preview { path, result } => preview_loaded(app, path, result),
         Event::SearchIndex { scope, version, index } => {
             app.picker.index_built(scope, version, index);
             Vec::new()
@@ -346,6 +249,62 @@ pub fn update(app: &mut App, event: Event) -> Vec<Effect> {
         app.outline = None;
     }
     effects
+}
+
+/// The terminal's new size: the picker's layout follows it.
+fn resized(app: &mut App, w: u16, h: u16) -> Vec<Effect> {
+    app.size = (w, h);
+    app.picker.preview_fits = picker_draw::preview_fits(Rect::new(0, 0, w, h));
+    app.picker.page = picker_draw::list_rows(Rect::new(0, 0, w, h), &app.picker);
+    Vec::new()
+}
+
+/// Bracketed paste, into the tree view or the picker.
+fn pasted(app: &mut App, text: &str) -> Vec<Effect> {
+    match &mut app.screen {
+        Screen::Tree(view) => {
+            let outcome = view.handle_paste(text);
+            tree_outcome(app, outcome)
+        }
+        _ => {
+            let effects = app.picker.paste(text);
+            picker_requests(app, effects)
+        }
+    }
+}
+
+/// A scan report; once a scan is done, which sessions pi holds is asked again.
+fn scanned(app: &mut App, scope: ScopeKind, seq: u64, update: ScanUpdate) -> Vec<Effect> {
+    let done = matches!(update, ScanUpdate::Done { .. });
+    let effects = app.picker.scanned(scope, seq, update, app.now_ms);
+    let mut effects = picker_requests(app, effects);
+    if done {
+        effects.push(Effect::ScanLive(live_paths(app)));
+    }
+    effects
+}
+
+/// Which sessions running pi processes hold, for the picker and the open tree view.
+fn live_changed(app: &mut App, live: HashMap<PathBuf, u32>) -> Vec<Effect> {
+    if let Screen::Tree(view) = &mut app.screen {
+        let pid = live.get(view.path()).copied();
+        view.apply(Report::Live(pid));
+    }
+    app.picker.set_live(live);
+    Vec::new()
+}
+
+/// A preview read for the picker (the session it parsed is kept for opening it).
+fn preview_loaded(app: &mut App, path: PathBuf, result: Result<Previewed, String>) -> Vec<Effect> {
+    let slot = match result {
+        Ok(Previewed { preview, session }) => {
+            app.previewed = Some(session);
+            PreviewSlot::Ready(preview)
+        }
+        Err(e) => PreviewSlot::Failed(e),
+    };
+    let effects = app.picker.preview_loaded(path, slot);
+    picker_requests(app, effects)
 }
 
 /// Work the picker left for the end of a batch (rows rebuilt once after many scan reports).
@@ -737,108 +696,109 @@ impl<B: Backend> Runner<B> {
     pub fn run(&mut self, effect: Effect, app: &App, terminal: &mut Terminal<B>) -> Result<()> {
         match effect {
             Effect::Picker(effect) => self.picker(effect),
-            Effect::ScanLive(paths) => {
-                let tx = self.tx.clone();
-                std::thread::spawn(move || {
-                    let set = crate::store::live::scan();
-                    let live = paths.into_iter().filter_map(|p| set.holder(&p).map(|pid| (p, pid))).collect();
-                    let _ = tx.send(Event::Live(live));
-                });
-            }
+            Effect::ScanLive(paths) => self.on_worker(move || {
+                let set = crate::store::live::scan();
+                let live = paths.into_iter().filter_map(|p| set.holder(&p).map(|pid| (p, pid))).collect();
+                Some(Event::Live(live))
+            }),
             Effect::OpenTree(path) => self.open_fresh(path, app),
             Effect::ReopenTree(old) => {
                 self.open_in_background(old.file.path.clone(), move || Opened::read(old.reread()), None)
             }
-            Effect::ReloadTree(old) => {
-                let tx = self.tx.clone();
-                std::thread::spawn(move || {
-                    // pitree's own writes come back as changes too, after the view took them in.
-                    if old.file.unchanged_on_disk() {
-                        return;
-                    }
-                    if let Ok(session) = old.reread() {
-                        let _ = tx.send(Event::Tree(Report::Changed(session)));
-                    }
-                });
-            }
-            Effect::TreeWrite(action) => {
-                if let Some(view) = app.tree() {
-                    let path = view.path().to_path_buf();
-                    let result =
-                        crate::store::write_action(&path, Some(view.session()), Some(&self.root), &action)
-                            .and_then(|_| view.session().reread().map_err(|e| eyre!("{e}")))
-                            .map_err(|e| format!("{e:#}"));
-                    self.send(Event::Tree(Report::Written(result)));
+            Effect::ReloadTree(old) => self.on_worker(move || {
+                // pitree's own writes come back as changes too, after the view took them in.
+                if old.file.unchanged_on_disk() {
+                    return None;
                 }
-            }
-            Effect::TreeFork(target) => {
-                if let Some(view) = app.tree() {
-                    match crate::store::actions::fork(view.session(), target, &self.root) {
-                        // The new view says where it came from once it is shown.
-                        Ok(file) => {
-                            let forked = Report::Forked(Ok(file.clone()));
-                            self.open_in_background(
-                                file.clone(),
-                                move || Opened::read(Session::open(&file)),
-                                Some(forked),
-                            )
-                        }
-                        Err(e) => self.send(Event::Tree(Report::Forked(Err(format!("{e:#}"))))),
-                    }
-                }
-            }
-            Effect::TreeDetail(job) => {
-                let tx = self.tx.clone();
-                std::thread::spawn(move || {
-                    let _ = tx.send(Event::Tree(job.run()));
-                });
-            }
+                old.reread().ok().map(|session| Event::Tree(Report::Changed(session)))
+            }),
+            Effect::TreeWrite(action) => self.write_tree(app, &action),
+            Effect::TreeFork(target) => self.fork_tree(app, target),
+            Effect::TreeDetail(job) => self.on_worker(move || Some(Event::Tree(job.run()))),
             Effect::TreeSearch(job) => {
-                let tx = self.tx.clone();
-                std::thread::spawn(move || {
-                    let _ = tx.send(Event::Tree(Report::SearchIndex(job.run())));
-                });
+                self.on_worker(move || Some(Event::Tree(Report::SearchIndex(job.run()))))
             }
-            Effect::TreeFullText(job) => {
-                let tx = self.tx.clone();
-                std::thread::spawn(move || {
-                    let _ = tx.send(Event::Tree(job.run()));
-                });
-            }
+            Effect::TreeFullText(job) => self.on_worker(move || Some(Event::Tree(job.run()))),
             Effect::Copy(text) => {
                 let out = self.osc.as_deref_mut().map(|w| w as &mut dyn std::io::Write);
                 let result = super::clipboard::copy(&text, out);
                 self.send(Event::Tree(Report::Copied(result)));
             }
-            Effect::Summarize(target) => {
-                if let Some(view) = app.tree() {
-                    let input = view.summarizer_input(target);
-                    let command =
-                        app.options.summarizer.clone().unwrap_or_else(|| summarizer::default_command(None));
-                    let tx = self.tx.clone();
-                    match summarizer::start(&command, input, move |r| {
-                        let _ = tx.send(Event::Tree(Report::Summary(r)));
-                    }) {
-                        Ok(running) => self.summarizer = Some(running),
-                        Err(e) => self.send(Event::Tree(Report::Summary(Err(e)))),
-                    }
-                }
-            }
+            Effect::Summarize(target) => self.summarize(app, target),
             Effect::CancelSummarizer => {
                 if let Some(running) = self.summarizer.take() {
                     running.cancel();
                 }
             }
-            Effect::Suspend => {
-                if let Some(suspend) = self.suspend {
-                    self.pause_input();
-                    let result = suspend(terminal);
-                    if let Some(input) = &self.input {
-                        input.resume();
-                    }
-                    result.map_err(|e| eyre!("cannot suspend: {e}"))?;
-                }
+            Effect::Suspend => self.suspend_terminal(terminal)?,
+        }
+        Ok(())
+    }
+
+    /// Run `work` on a thread of its own and send the event it returns, if any.
+    fn on_worker(&self, work: impl FnOnce() -> Option<Event> + Send + 'static) {
+        let tx = self.tx.clone();
+        std::thread::spawn(move || {
+            if let Some(event) = work() {
+                let _ = tx.send(event);
             }
+        });
+    }
+
+    /// Append the tree view's line to its file, then report the file read again.
+    fn write_tree(&self, app: &App, action: &Action) {
+        if let Some(view) = app.tree() {
+            let path = view.path().to_path_buf();
+            let result = crate::store::write_action(&path, Some(view.session()), Some(&self.root), action)
+                .and_then(|_| view.session().reread().map_err(|e| eyre!("{e}")))
+                .map_err(|e| format!("{e:#}"));
+            self.send(Event::Tree(Report::Written(result)));
+        }
+    }
+
+    /// Fork the tree view's session at `target` and open the new file (or report the error).
+    fn fork_tree(&mut self, app: &App, target: Ix) {
+        if let Some(view) = app.tree() {
+            match crate::store::actions::fork(view.session(), target, &self.root) {
+                // The new view says where it came from once it is shown.
+                Ok(file) => {
+                    let forked = Report::Forked(Ok(file.clone()));
+                    self.open_in_background(
+                        file.clone(),
+                        move || Opened::read(Session::open(&file)),
+                        Some(forked),
+                    )
+                }
+                Err(e) => self.send(Event::Tree(Report::Forked(Err(format!("{e:#}"))))),
+            }
+        }
+    }
+
+    /// Start the summarizer on the entries a leaf move to `target` abandons; its output comes back
+    /// as a report.
+    fn summarize(&mut self, app: &App, target: Option<Ix>) {
+        if let Some(view) = app.tree() {
+            let input = view.summarizer_input(target);
+            let command = app.options.summarizer.clone().unwrap_or_else(|| summarizer::default_command(None));
+            let tx = self.tx.clone();
+            match summarizer::start(&command, input, move |r| {
+                let _ = tx.send(Event::Tree(Report::Summary(r)));
+            }) {
+                Ok(running) => self.summarizer = Some(running),
+                Err(e) => self.send(Event::Tree(Report::Summary(Err(e)))),
+            }
+        }
+    }
+
+    /// Hand the terminal to the shell (Ctrl+Z) with the input thread paused, and take it back.
+    fn suspend_terminal(&self, terminal: &mut Terminal<B>) -> Result<()> {
+        if let Some(suspend) = self.suspend {
+            self.pause_input();
+            let result = suspend(terminal);
+            if let Some(input) = &self.input {
+                input.resume();
+            }
+            result.map_err(|e| eyre!("cannot suspend: {e}"))?;
         }
         Ok(())
     }

@@ -1,9 +1,10 @@
 //! The threads that feed the app's one event channel: terminal input (pausable while another
 //! program owns the terminal), signals (SIGTERM, SIGHUP, SIGINT) and terminal hang-ups, and file
-//! changes under the sessions root (debounced). Workers for scans, previews and the summarizer send their results
-//! into the same channel; see [`super::app::Event`].
+//! changes under the sessions root (debounced), and the [`Event`] they send. Workers for scans,
+//! previews and the summarizer send their results into the same channel, and the app's reducer
+//! ([`super::app::update`]) takes them from it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Condvar, Mutex};
@@ -11,9 +12,15 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{Result, WrapErr};
-use ratatui::crossterm::event::{self as term, KeyEventKind};
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{self as term, KeyEvent, KeyEventKind, MouseEvent};
 
-use super::app::Event;
+use super::picker::preview::Previewed;
+use super::picker::source::BuiltIndex;
+use super::picker::state::{ScanUpdate, ScopeKind};
+use super::tree::Report;
+use crate::session::Session;
+use crate::store::trash::Trashed;
 
 /// How long the input thread waits for a key before it checks whether it should pause.
 const POLL: Duration = Duration::from_millis(40);
@@ -23,6 +30,65 @@ const PAUSE_WAIT: Duration = Duration::from_millis(500);
 
 /// File changes are collected this long after the first one, then sent as one event.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
+
+/// Everything the app reacts to. A tree view's report is the largest (a session read again
+/// travels in it, and it was no smaller when a newly opened one did too); events go through the
+/// channel a few at a time, so they are not boxed.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum Event {
+    /// The wall clock (ms since the epoch). The loop sends one before every batch.
+    Clock(i64),
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    Paste(String),
+    Signal(Signal),
+    /// A report from the scan of a scope.
+    Scan {
+        scope: ScopeKind,
+        seq: u64,
+        update: ScanUpdate,
+    },
+    /// Which sessions running pi processes hold.
+    Live(HashMap<PathBuf, u32>),
+    Preview {
+        path: PathBuf,
+        result: Result<Previewed, String>,
+    },
+    /// A scope's search index, built on a worker from version `version` of its list.
+    SearchIndex {
+        scope: ScopeKind,
+        version: u64,
+        index: BuiltIndex,
+    },
+    /// Session files changed on disk (debounced).
+    FilesChanged(Vec<PathBuf>),
+    Renamed {
+        result: Result<(), String>,
+    },
+    Deleted {
+        path: PathBuf,
+        result: Result<Trashed, String>,
+    },
+    Restored {
+        trashed: Trashed,
+        result: Result<(), String>,
+    },
+    /// The first frame of a big session being read for the tree view, drawn from its outline
+    /// ([`super::tree::TreeView::preview`]) at the screen's size when it was asked for.
+    TreeOutline {
+        path: PathBuf,
+        frame: Buffer,
+    },
+    /// A session was read for the tree view.
+    TreeOpened {
+        path: PathBuf,
+        result: Result<Arc<Session>, String>,
+    },
+    /// A result for the tree view.
+    Tree(Report),
+}
 
 /// A signal the app must react to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

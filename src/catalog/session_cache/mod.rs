@@ -35,7 +35,7 @@ pub use file::Level;
 
 use super::hash::hash64;
 use super::index::Fingerprint;
-use super::locate::{FileMeta, canonical_key, system_time, time_ns};
+use super::locate::{FileMeta, canonical_key, default_cache_dir, system_time, time_ns};
 use crate::session::ids::IdIndex;
 use crate::session::parse::{CURRENT_VERSION, ParseError, ParsedFile};
 
@@ -70,10 +70,10 @@ impl SessionCache {
         SessionCache { dir: cache_dir.join("sessions"), budget: DEFAULT_BUDGET, min_len: DEFAULT_MIN_LEN }
     }
 
-    /// The cache in pitree's cache folder ([`super::default_cache_dir`]), its budget from
+    /// The cache in pitree's cache folder ([`default_cache_dir`]), its budget from
     /// `PITREE_SESSION_CACHE_MB`; `None` when there is no cache folder or the budget is 0.
     pub fn from_env(env: &dyn Fn(&str) -> Option<OsString>) -> Option<SessionCache> {
-        let cache = SessionCache::new(&super::default_cache_dir(env)?);
+        let cache = SessionCache::new(&default_cache_dir(env)?);
         let budget = match env("PITREE_SESSION_CACHE_MB").and_then(|v| v.to_str()?.trim().parse::<u64>().ok())
         {
             Some(mb) => mb.saturating_mul(1 << 20),

@@ -7,25 +7,17 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
 use super::entry::{LineArg, ToolArgs};
-use super::js::{js_string, to_json_string};
+use super::js::{is_array_index, is_falsy, js_string, to_json_string};
 
+mod head;
 mod streamed;
 
-/// How many characters of the compact JSON a [`ToolArgs`] keeps.
-pub const JSON_HEAD_CHARS: usize = 64;
+pub use head::JSON_HEAD_CHARS;
+use head::{STRING_CAP, char_end};
 
 /// Top-level arguments read whole, whatever their length (paths, commands and patterns are shown
 /// or counted in full; line numbers are read as numbers).
 const WHOLE_KEYS: [&str; 6] = ["path", "file_path", "command", "pattern", "offset", "limit"];
-
-/// Strings anywhere else are cut to this many characters: one more than the JSON head, so the
-/// head is exact and a cut string always makes the JSON longer than the head.
-const STRING_CAP: usize = JSON_HEAD_CHARS + 1;
-
-/// The byte length of the first `chars` characters of `s` (all of it when it is shorter).
-fn char_end(s: &str, chars: usize) -> usize {
-    s.char_indices().nth(chars).map_or(s.len(), |(at, _)| at)
-}
 
 /// The arguments of the raw JSON `raw` of a call's `arguments`: streamed (module `streamed`), or
 /// through a JSON tree when an object in them repeats a key or has a key `JSON.parse` moves to
@@ -63,7 +55,7 @@ pub fn of_value(args: &Value) -> ToolArgs {
 
 /// `String(value)` when `value` is truthy (pi's rows read `String(args.x || default)`).
 fn text_arg(value: &Value) -> Option<String> {
-    (!super::line::is_falsy(value)).then(|| js_string(value).into_owned())
+    (!is_falsy(value)).then(|| js_string(value).into_owned())
 }
 
 /// pi's `parseLineNumber`: a finite number, or a string `Number()` reads as one.
@@ -74,13 +66,6 @@ fn line_arg(value: &Value) -> LineArg {
         Value::String(s) => LineArg::of_text(s),
         _ => LineArg::Invalid,
     }
-}
-
-/// The keys `JSON.parse` puts first in an object, in ascending numeric order: array indices, the
-/// canonical decimal integers below 2³² − 1.
-fn is_array_index(key: &str) -> bool {
-    let canonical = key == "0" || (!key.starts_with('0') && key.bytes().all(|b| b.is_ascii_digit()));
-    canonical && key.parse::<u64>().is_ok_and(|n| n < u64::from(u32::MAX))
 }
 
 /// `object` in the order `JSON.parse` gives its keys: array indices first, by value.

@@ -9,9 +9,9 @@ use std::borrow::Cow;
 
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 
-use super::{JSON_HEAD_CHARS, STRING_CAP, char_end, is_array_index};
+use super::head::{JSON_HEAD_CHARS, STRING_CAP, char_end};
 use crate::session::entry::{LineArg, ToolArgs};
-use crate::session::js::{format_number, write_number};
+use crate::session::js::{format_number, is_array_index, write_number};
 
 /// Bytes of compact JSON after which more than [`JSON_HEAD_CHARS`] characters are certainly
 /// written (a character takes at most 4 bytes).

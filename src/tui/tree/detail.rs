@@ -65,7 +65,7 @@ pub struct DetailJob {
     home: Option<String>,
 }
 
-/// What a [`DetailJob`] built, for [`super::Report::Detail`].
+/// What a [`DetailJob`] built, for [`Report::Detail`](super::Report::Detail).
 #[derive(Debug, Clone)]
 pub struct DetailContent {
     lines: Vec<Line>,
@@ -78,8 +78,8 @@ impl DetailJob {
         self.entry
     }
 
-    /// Build the content (reads the entry's line from the file).
-    pub fn run(self) -> super::Report {
+    /// Build the content (reads the entry's line from the file); [`DetailJob::run`] reports it.
+    pub(super) fn build(self) -> DetailContent {
         let session = &*self.session;
         let ix = self.entry;
         let mut lines = header_lines(session, ix);
@@ -94,7 +94,7 @@ impl DetailJob {
             }
         };
         lines.extend(path_lines(session, ix));
-        super::Report::Detail { entry: ix, content: DetailContent { lines, json } }
+        DetailContent { lines, json }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::TreeOutcome;
+use super::protocol::TreeOutcome;
 use crate::session::Ix;
 
 /// What a leaf move will do, decided when Enter is pressed.

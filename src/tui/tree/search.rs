@@ -246,13 +246,13 @@ impl FullTextJob {
     }
 
     /// The long entries whose whole text holds every token of the query (an entry whose line
-    /// cannot be read again, the file having changed, is left out).
-    pub fn run(self) -> super::Report {
+    /// cannot be read again, the file having changed, is left out); [`FullTextJob::run`] reports them.
+    pub(super) fn matches(&self) -> Vec<Ix> {
         use std::os::unix::fs::FileExt;
         let tokens = tokens(&self.query);
         let finders = finders(&tokens);
         let file = File::open(&self.session.file.path).ok();
-        let entries = match &file {
+        match &file {
             Some(file) => self
                 .long
                 .par_iter()
@@ -269,8 +269,7 @@ impl FullTextJob {
                 })
                 .collect(),
             None => Vec::new(),
-        };
-        super::Report::FullTextMatches { query: self.query, entries, session: self.session }
+        }
     }
 }
 
