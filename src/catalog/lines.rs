@@ -3,10 +3,13 @@
 //! Two tiers (crates.md §5):
 //! - **Sniff.** A line that starts the way pi writes it (`{"type":"…","id":"…","parentId":…`, and
 //!   for messages `,"timestamp":"…","message":{"role":"…"`) and whose rest the listing does not need
-//!   (tool results, bash executions, labels, model changes…) is only checked to be complete JSON:
-//!   the session reader's skim (`session::skim`) checks the insides of every string 64 bytes at a
-//!   time and leaves every string over 1 KB out of a copy, and serde (`IgnoredAny`, no allocation)
-//!   checks the grammar of what is left, a few hundred bytes of a 5 MB tool output.
+//!   (tool results, bash executions, labels, model changes…) is only checked to be complete JSON
+//!   with its sniffed keys once each, by the structural validator ([`super::validate`]: one vector
+//!   pass over the line, its tokens walked by a small state machine). What that leaves open goes
+//!   to the serde check it stands in for: the session reader's skim (`session::skim`) checks the
+//!   insides of every string 64 bytes at a time and leaves every string over 1 KB out of a copy,
+//!   and serde (`IgnoredAny`, no allocation) checks the grammar of what is left, a few hundred
+//!   bytes of a 5 MB tool output.
 //! - **Typed parse.** Everything else (the header, user and assistant messages, `session_info`,
 //!   `usage`, and any line in another key order or with escapes in those first fields) goes through
 //!   a borrowed serde struct whose fields are all "loose": a value of an unexpected JSON type reads
@@ -30,6 +33,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::validate;
 use crate::session::date;
 use crate::session::entry::Usage;
 use crate::session::js::js_string;
@@ -86,7 +90,7 @@ pub fn with_line<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
     };
     let mut short = Vec::new();
     if let Some(sniffed) = sniff(line)
-        && is_complete_json(skim::shorten(line, &mut short, Cut::Everything))
+        && validate::is_sniffed_json(line).unwrap_or_else(|| is_sniffed_json_by_serde(line))
     {
         return f(Parsed::Object(sniffed));
     }
@@ -102,10 +106,18 @@ pub fn with_line<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
 /// line it reads nothing from: the skim over every string, then serde over what the skim leaves.
 /// This is the floor under the listing's cost, which the benchmark measures beside a newline
 /// count; a blank line is not JSON.
+///
+/// The structural validator ([`validate::is_json`]) decides in one vector pass; what it leaves
+/// open (nesting deeper than 64, a CPU without AVX2) goes to [`is_json_by_serde`], to which a
+/// property test holds it.
 pub fn is_json(line: &[u8]) -> bool {
+    json_text(line).is_some_and(|text| validate::is_json(text).unwrap_or_else(|| is_json_by_serde(text)))
+}
+
+/// [`is_json`]'s serde check of a line without the white space around it.
+pub fn is_json_by_serde(text: &[u8]) -> bool {
     let mut short = Vec::new();
-    json_text(line)
-        .is_some_and(|line| from_json::<IgnoredAny>(skim::shorten(line, &mut short, Cut::Everything)).is_ok())
+    from_json::<IgnoredAny>(skim::shorten(text, &mut short, Cut::Everything)).is_ok()
 }
 
 /// The keys whose string values [`Fields`] reads, at any depth; long values of other keys are
@@ -202,6 +214,13 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The serde check of a sniffed line (`is_complete_json` after the skim), which the structural
+/// validator ([`validate::is_sniffed_json`]) stands in for.
+pub fn is_sniffed_json_by_serde(line: &[u8]) -> bool {
+    let mut short = Vec::new();
+    is_complete_json(skim::shorten(line, &mut short, Cut::Everything))
+}
+
 /// Whether a sniffed line (shortened by the skim) is one complete JSON value in which the
 /// sniffed keys (`type`, `id`, `parentId`, `message`, and `role` one level down) occur once each:
 /// `JSON.parse` keeps the last of repeated keys, the sniff read the first, so a line that repeats
@@ -221,7 +240,7 @@ fn from_json<'a, T: Deserialize<'a>>(line: &'a [u8]) -> serde_json::Result<T> {
 }
 
 /// The sniffed keys, by their index in the counts of [`SniffCheck`].
-fn sniffed_key(depth: usize, key: &[u8]) -> Option<usize> {
+pub(super) fn sniffed_key(depth: usize, key: &[u8]) -> Option<usize> {
     match (depth, key) {
         (1, b"type") => Some(0),
         (1, b"id") => Some(1),

@@ -32,6 +32,7 @@ pub mod search;
 pub mod session_cache;
 pub mod summary;
 pub mod thread;
+pub mod validate;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};

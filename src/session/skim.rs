@@ -14,7 +14,7 @@
 //! what it leaves out changes nothing, as the reader decodes lines lossily (as pi does), and a cut
 //! inside an invalid sequence only moves where the lossy decoding of the kept start ends.
 
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 
 use super::entry::TEXT_HEAD_CHARS;
 use super::literal::unescape;
@@ -123,35 +123,53 @@ fn string_end_in_blocks(
     escapes: impl Fn(&[u8; 64]) -> (u64, u64),
 ) -> Option<usize> {
     let mut scan = Scan::default();
+    let found = each_block(bytes, |base, block| {
+        let m = masks(block);
+        let escaped = scan.escapes(m.backslash);
+        let quotes = m.quote & !escaped;
+        let before_quote = quotes.wrapping_sub(1) & !quotes;
+        if m.control & before_quote != 0 {
+            return ControlFlow::Break(None);
+        }
+        if escaped & before_quote != 0 {
+            let (escapable, u) = escapes(block);
+            if escaped & !escapable & before_quote != 0
+                || check_unicode_escapes(bytes, base, escaped & u & before_quote).is_none()
+            {
+                return ControlFlow::Break(None);
+            }
+        }
+        if quotes != 0 {
+            return ControlFlow::Break(Some(base + quotes.trailing_zeros() as usize));
+        }
+        ControlFlow::Continue(())
+    });
+    match found {
+        ControlFlow::Break(end) => end,
+        ControlFlow::Continue(()) => None,
+    }
+}
+
+/// `f` over the 64-byte blocks of `bytes` and their offsets (the last block padded with
+/// spaces), until it breaks.
+#[inline(always)]
+pub(crate) fn each_block<B>(
+    bytes: &[u8],
+    mut f: impl FnMut(usize, &[u8; 64]) -> ControlFlow<B>,
+) -> ControlFlow<B> {
     let mut tail = [b' '; 64];
     for base in (0..bytes.len()).step_by(64) {
         let block: &[u8; 64] = match bytes.get(base..base + 64) {
-            Some(b) => b.try_into().ok()?,
+            Some(b) => b.try_into().expect("64 bytes"),
             None => {
                 let rest = &bytes[base..];
                 tail[..rest.len()].copy_from_slice(rest);
                 &tail
             }
         };
-        let m = masks(block);
-        let escaped = scan.escapes(m.backslash);
-        let quotes = m.quote & !escaped;
-        let before_quote = quotes.wrapping_sub(1) & !quotes;
-        if m.control & before_quote != 0 {
-            return None;
-        }
-        if escaped & before_quote != 0 {
-            let (escapable, u) = escapes(block);
-            if escaped & !escapable & before_quote != 0 {
-                return None;
-            }
-            check_unicode_escapes(bytes, base, escaped & u & before_quote)?;
-        }
-        if quotes != 0 {
-            return Some(base + quotes.trailing_zeros() as usize);
-        }
+        f(base, block)?;
     }
-    None
+    ControlFlow::Continue(())
 }
 
 /// What [`string_end_in_blocks`] asks of every block.
@@ -200,24 +218,18 @@ fn scan_line(
 ) -> Option<Vec<Range<usize>>> {
     let mut scan = Scan::default();
     let mut cuts = Vec::new();
-    let mut tail = [b' '; 64];
-    for base in (0..line.len()).step_by(64) {
-        let block: &[u8; 64] = match line.get(base..base + 64) {
-            Some(b) => b.try_into().ok()?,
-            None => {
-                let rest = &line[base..];
-                tail[..rest.len()].copy_from_slice(rest);
-                &tail
-            }
-        };
-        scan.block(line, base, masks(block), &prefix_xor, cut, &mut cuts)?;
-    }
-    (scan.in_string == 0).then_some(cuts)
+    let scanned = each_block(line, |base, block| {
+        match scan.block(line, base, masks(block), &prefix_xor, cut, &mut cuts) {
+            Some(()) => ControlFlow::Continue(()),
+            None => ControlFlow::Break(()),
+        }
+    });
+    (scanned.is_continue() && scan.in_string == 0).then_some(cuts)
 }
 
 /// The state carried from one 64-byte block to the next.
 #[derive(Default)]
-struct Scan {
+pub(crate) struct Scan {
     /// The first byte of the next block follows an escaping backslash.
     escaped_next: bool,
     /// All ones when the next block starts inside a string.
@@ -237,6 +249,37 @@ impl Scan {
         cut: Cut<'_>,
         cuts: &mut Vec<Range<usize>>,
     ) -> Option<()> {
+        let open_before = self.in_string;
+        let (quotes, inside) = self.strings(line, base, &m, prefix_xor)?;
+        // Only a string open before this block can be long: it closes at the block's first quote.
+        if open_before != 0 && quotes != 0 {
+            let close = base + quotes.trailing_zeros() as usize;
+            if close - self.open > LONG
+                && let Some(range) = cut.range(line, self.open, close)
+            {
+                cuts.push(range);
+            }
+        }
+        let opening = quotes & inside;
+        if self.in_string != 0 && opening != 0 {
+            self.open = base + 63 - opening.leading_zeros() as usize;
+        }
+        Some(())
+    }
+
+    /// The strings of the block at `base` of `line`, classified as `m`: its quotes that no
+    /// backslash escapes, and the bits inside strings (each opening quote included, no closing
+    /// one), with the scan moved past the block. `None` when a string holds a raw control
+    /// character or an escape JSON does not have, or a backslash stands outside strings: the line
+    /// is not JSON.
+    #[inline(always)]
+    pub(crate) fn strings(
+        &mut self,
+        line: &[u8],
+        base: usize,
+        m: &Masks,
+        prefix_xor: impl Fn(u64) -> u64,
+    ) -> Option<(u64, u64)> {
         let escaped = self.escapes(m.backslash);
         if escaped & !m.escapable != 0 {
             return None;
@@ -247,21 +290,13 @@ impl Scan {
         if m.control & inside != 0 || m.backslash & !inside != 0 {
             return None;
         }
-        // Only a string open before this block can be long: it closes at the block's first quote.
-        if self.in_string != 0 && quotes != 0 {
-            let close = base + quotes.trailing_zeros() as usize;
-            if close - self.open > LONG
-                && let Some(range) = cut.range(line, self.open, close)
-            {
-                cuts.push(range);
-            }
-        }
         self.in_string = ((inside as i64) >> 63) as u64;
-        let opening = quotes & inside;
-        if self.in_string != 0 && opening != 0 {
-            self.open = base + 63 - opening.leading_zeros() as usize;
-        }
-        Some(())
+        Some((quotes, inside))
+    }
+
+    /// Whether the scan ends inside a string (one left open).
+    pub(crate) fn in_string(&self) -> bool {
+        self.in_string != 0
     }
 
     /// The positions in this block that escaping backslashes escape. Backslashes alone (the usual
@@ -349,7 +384,7 @@ fn prefix_xor(mut x: u64) -> u64 {
 }
 
 /// Bit `i` of each mask is set when byte `i` of the block is that kind of byte.
-struct Masks {
+pub(crate) struct Masks {
     quote: u64,
     backslash: u64,
     control: u64,
@@ -405,7 +440,7 @@ impl Masks {
 
 /// The scan with AVX2 (32 bytes a compare) and a carry-less multiply for the prefix XOR.
 #[cfg(target_arch = "x86_64")]
-mod x86 {
+pub(crate) mod x86 {
     use std::arch::x86_64::*;
     use std::ops::Range;
 
@@ -417,7 +452,7 @@ mod x86 {
     }
 
     #[target_feature(enable = "avx2")]
-    fn masks(block: &[u8; 64]) -> Masks {
+    pub(crate) fn masks(block: &[u8; 64]) -> Masks {
         // The bytes that may follow a backslash, told apart by their two nibbles: the low
         // nibble's entry and the high nibble's share a bit exactly for `"\\/bfnrtu`.
         let by_low = _mm256_setr_epi8(
@@ -485,7 +520,7 @@ mod x86 {
 
     /// Multiplying by all ones without carries XORs every bit into all the bits above it.
     #[target_feature(enable = "pclmulqdq")]
-    fn prefix_xor(x: u64) -> u64 {
+    pub(crate) fn prefix_xor(x: u64) -> u64 {
         let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
         _mm_cvtsi128_si64(product) as u64
     }
