@@ -239,18 +239,6 @@ fn from_json<'a, T: Deserialize<'a>>(line: &'a [u8]) -> serde_json::Result<T> {
     }
 }
 
-/// The sniffed keys, by their index in the counts of [`SniffCheck`].
-pub(super) fn sniffed_key(depth: usize, key: &[u8]) -> Option<usize> {
-    match (depth, key) {
-        (1, b"type") => Some(0),
-        (1, b"id") => Some(1),
-        (1, b"parentId") => Some(2),
-        (1, b"message") => Some(3),
-        (2, b"role") => Some(4),
-        _ => None,
-    }
-}
-
 /// Serde's check of a sniffed line: valid JSON, and whether the sniffed keys are unique.
 struct SniffCheck(bool);
 
@@ -275,7 +263,7 @@ impl<'de> Visitor<'de> for KeyCounter {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut counts = [0u8; 5];
         while let Some(Key(key)) = map.next_key::<Key>()? {
-            let slot = key.and_then(|k| sniffed_key(self.depth, k.as_bytes()));
+            let slot = key.and_then(|k| validate::sniffed_key(self.depth, k.as_bytes()));
             if let Some(k) = slot {
                 counts[k] = counts[k].saturating_add(1);
             }
