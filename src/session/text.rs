@@ -221,27 +221,21 @@ fn cut_chars(text: &str, max: usize) -> String {
     text[..end].to_string()
 }
 
-/// Where [`cut_chars`] cuts, by walking the grapheme clusters. The walk starts at the last byte
-/// of the text's plain start ([`plain_start`]): there is a cluster boundary before it (between
-/// two such bytes, or at the start), and no rule that joins clusters looks back past a byte of
-/// ASCII, so the clusters from there are the ones a walk from the start finds.
+/// Where [`cut_chars`] cuts: clusters are taken while fewer than `max` characters are, so the cut
+/// is the first cluster boundary at or after the `max`-th character, found by counting
+/// characters and asking the segmenter about that one place (the text is its one chunk, so it
+/// can look back as far as a rule needs and never asks for more).
 fn grapheme_cut(text: &str, max: usize) -> usize {
-    use unicode_segmentation::UnicodeSegmentation;
-    let from = plain_start(text.as_bytes(), max).saturating_sub(1);
-    let mut chars = from;
-    let mut end = from;
-    for (at, g) in text[from..].grapheme_indices(true) {
-        if chars >= max {
-            break;
-        }
-        chars += g.chars().count();
-        end = from + at + g.len();
+    use unicode_segmentation::GraphemeCursor;
+    let after_max = text.char_indices().nth(max).map_or(text.len(), |(at, _)| at);
+    let mut cursor = GraphemeCursor::new(after_max, text.len(), true);
+    match cursor.is_boundary(text, 0) {
+        Ok(true) => after_max,
+        _ => cursor.next_boundary(text, 0).ok().flatten().unwrap_or(text.len()),
     }
-    end
 }
 
-/// How many of the first `max` bytes are ASCII before the first `\r` or other byte: each is a
-/// cluster of one character, but the last may be joined to what follows it (a combining mark).
+/// How many of the first `max` bytes are ASCII before the first `\r` or other byte.
 fn plain_start(text: &[u8], max: usize) -> usize {
     text.iter().take(max).take_while(|&&b| b.is_ascii() && b != b'\r').count()
 }
