@@ -1,6 +1,8 @@
 //! Times and names: `toISOString` timestamps written and read back without a date library, the
 //! files' modification times, session file names, pi's encoded cwd folders and the UUIDs of headers.
 
+use pitree::session::date::civil_from_days;
+
 use super::*;
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, as JavaScript's `toISOString`.
@@ -23,19 +25,6 @@ pub(crate) fn put_digits(dst: &mut [u8], mut value: i64) {
         *slot = b'0' + (value % 10) as u8;
         value /= 10;
     }
-}
-
-/// Howard Hinnant's `civil_from_days`.
-pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 pub(crate) fn parse_iso(text: &[u8]) -> Option<i64> {

@@ -89,8 +89,8 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// The (year, month, day) of a day number from 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
+/// The (year, month, day) of a day number from 1970-01-01 (Howard Hinnant's `civil_from_days`).
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
