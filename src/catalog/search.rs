@@ -33,7 +33,7 @@
 //! before pi's fuzzy scoring runs on it.
 
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use memchr::memmem::Finder;
@@ -44,7 +44,7 @@ use super::display::{display_title, is_unsafe_char};
 use super::fuzzy::fuzzy_match_lower;
 use super::js;
 use super::jsregex;
-use super::locate::canonical_key;
+use super::locate::RealPaths;
 use super::thread::{self, Node};
 use super::{SessionSummary, SessionTexts};
 
@@ -298,6 +298,11 @@ impl Haystack {
     }
 }
 
+/// The path of the session `s` was forked from, as its header writes it.
+fn parent_path(s: &SessionSummary) -> Option<&Path> {
+    s.parent_session_path.as_deref().map(Path::new)
+}
+
 impl SearchIndex {
     pub fn new(sessions: &[SessionSummary]) -> SearchIndex {
         SearchIndex::with_texts(sessions, None, true)
@@ -438,11 +443,14 @@ impl SearchIndex {
 
     fn tree(&self, sessions: &[SessionSummary], subset: &[usize]) -> Vec<Row> {
         let nodes = self.nodes.get_or_init(|| {
+            let real = RealPaths::of_folders(
+                sessions.iter().flat_map(|s| [Some(s.path.as_path()), parent_path(s)]).flatten(),
+            );
             sessions
                 .par_iter()
                 .map(|s| Node {
-                    key: canonical_key(&s.path),
-                    parent_key: s.parent_session_path.as_deref().map(|p| canonical_key(&PathBuf::from(p))),
+                    key: real.key(&s.path),
+                    parent_key: parent_path(s).map(|p| real.key(p)),
                     modified_ms: s.modified_ms,
                 })
                 .collect()
