@@ -199,9 +199,7 @@ fn read_file(path: &Path, read: LineReader) -> Result<ParsedFile, ParseError> {
 /// newline (the appended bytes may complete its last line), or it is a legacy file (migrated in
 /// memory as a whole). The result is what [`parse_file`] gives for the whole file.
 pub fn parse_appended(old: &ParsedFile) -> Result<Option<ParsedFile>, ParseError> {
-    if !continues(old)? {
-        return Ok(None);
-    }
+    let Some(file) = continuation(old)? else { return Ok(None) };
     let copy = ParsedFile {
         path: old.path.clone(),
         header: old.header.clone(),
@@ -212,16 +210,33 @@ pub fn parse_appended(old: &ParsedFile) -> Result<Option<ParsedFile>, ParseError
         ids: IdIndex::default(),
         modified: old.modified,
     };
-    parse_appended_to(copy)
+    read_appended(copy, file).map(Some)
 }
 
 /// [`parse_appended`] that takes `old` over instead of copying its entries (it is gone when the
 /// file has to be read whole).
 pub fn parse_appended_to(old: ParsedFile) -> Result<Option<ParsedFile>, ParseError> {
-    if !continues(&old)? {
+    match continuation(&old)? {
+        Some(file) => read_appended(old, file).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// `old`'s file, opened, when it can be brought up to date by reading what follows the part read:
+/// a current-version file read to a newline, now longer, with the same first line and the
+/// newline where the read ended.
+fn continuation(old: &ParsedFile) -> Result<Option<std::fs::File>, ParseError> {
+    let facts = &old.facts;
+    if old.header.version != CURRENT_VERSION || facts.len == 0 || !facts.ends_with_newline {
         return Ok(None);
     }
-    let mut file = super::content::open_regular(&old.path)?;
+    let file = super::content::open_regular(&old.path)?;
+    let grew = file.metadata()?.len() > facts.len && still_starts_as_read(&file, facts)?;
+    Ok(grew.then_some(file))
+}
+
+/// `old` and the lines of `file` (its [`continuation`]) after the part it was read from.
+fn read_appended(old: ParsedFile, mut file: std::fs::File) -> Result<ParsedFile, ParseError> {
     let meta = file.metadata()?;
     let facts = old.facts;
     file.seek(std::io::SeekFrom::Start(facts.len))?;
@@ -237,19 +252,7 @@ pub fn parse_appended_to(old: ParsedFile) -> Result<Option<ParsedFile>, ParseErr
         state.push_all(lines)
     })?;
     state.facts.first_line = facts.first_line;
-    state.finish(old.path, meta.modified().ok()).map(Some)
-}
-
-/// Whether `old`'s file can be brought up to date by reading what follows the part read: a
-/// current-version file read to a newline, now longer, with the same first line and the newline
-/// where the read ended.
-fn continues(old: &ParsedFile) -> Result<bool, ParseError> {
-    let facts = &old.facts;
-    if old.header.version != CURRENT_VERSION || facts.len == 0 || !facts.ends_with_newline {
-        return Ok(false);
-    }
-    let file = super::content::open_regular(&old.path)?;
-    Ok(file.metadata()?.len() > facts.len && still_starts_as_read(&file, facts)?)
+    state.finish(old.path, meta.modified().ok())
 }
 
 /// Whether `file` still has the first line that was read, and a newline where the part read ended.
