@@ -12,7 +12,7 @@ use clap::Args;
 use color_eyre::eyre::{Result, eyre};
 use serde_json::{Value, json};
 
-use super::open::read_or_say;
+use super::open::{keeping, read_or_say};
 use crate::catalog::session_cache::{self, SessionCache};
 use crate::display::sanitize;
 use crate::session::{Ix, Session, context};
@@ -39,17 +39,7 @@ pub fn context(args: &ContextArgs, cache: Option<&SessionCache>, out: &mut dyn W
     if let Some(leaf) = leaf {
         session.fill(session.graph.path_to(leaf))?;
     }
-    let keep = cache.zip(read.keep);
-    let written = std::thread::scope(|scope| {
-        let session = &session;
-        if let Some((cache, level)) = keep {
-            scope.spawn(move || cache.put(&session.file, level));
-        }
-        write_context(args, session, leaf, out)
-    });
-    // The process ends with this command: freeing 100,000 entries one by one would only add time.
-    std::mem::forget(session);
-    written
+    keeping(session, cache.zip(read.keep), |session| write_context(args, session, leaf, out))
 }
 
 /// What the model sees at `leaf` of `session` (read as far as the path to it), as text or JSON.

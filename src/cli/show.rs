@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
-use super::open::read_or_say;
+use super::open::{keeping, read_or_say};
 use crate::catalog::session_cache::{self, Level, SessionCache};
 use crate::session::Session;
 use crate::session::flatten::{Filter, FilterMode, Forest, RowContext, Rows};
@@ -54,10 +54,23 @@ struct View<'a> {
     calls: ToolCalls,
     folded: HashSet<u32>,
     rows: Rows,
+    /// The row standing for the leaf ([`Rows::leaf_row`]).
+    leaf_row: Option<usize>,
     home: Option<String>,
 }
 
 impl View<'_> {
+    /// The rows of `session` under `filter`, nothing folded.
+    fn of(session: &Session, filter: FilterMode) -> View<'_> {
+        let forest = Forest::build(&session.graph);
+        let calls = ToolCalls::build(session.entries(), forest.order());
+        let folded = HashSet::new();
+        let rows = Rows::build(&forest, session, Filter { mode: filter, matches: None, folded: &folded });
+        let leaf_row = rows.leaf_row(session);
+        let home = dirs::home_dir().map(|h| h.to_string_lossy().into_owned());
+        View { session, forest, calls, folded, rows, leaf_row, home }
+    }
+
     fn cx(&self) -> RowContext<'_> {
         RowContext {
             session: self.session,
@@ -65,7 +78,7 @@ impl View<'_> {
             calls: &self.calls,
             folded: &self.folded,
             home: self.home.as_deref(),
-            leaf_row: self.rows.leaf_row(self.session),
+            leaf_row: self.leaf_row,
             label_time: None,
         }
     }
@@ -91,24 +104,13 @@ pub fn run(args: &ShowArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -
         session_cache::read(cache, &args.file, Level::Whole, crate::session::parse::parse_file),
     )?;
     let session = Session::from_parsed(read.file);
-    let keep = cache.zip(read.keep);
-    let forest = Forest::build(&session.graph);
-    let calls = ToolCalls::build(session.entries(), forest.order());
-    let folded = HashSet::new();
-    let rows = Rows::build(&forest, &session, Filter { mode: args.filter, matches: None, folded: &folded });
-    let home = dirs::home_dir().map(|h| h.to_string_lossy().into_owned());
-    let view = View { session: &session, forest, calls, folded, rows, home };
-    let written = std::thread::scope(|scope| {
-        if let Some((cache, level)) = keep {
-            let file = &session.file;
-            scope.spawn(move || cache.put(file, level));
-        }
-        write_rows(args, &view, out)
-    });
-    // The process ends with this command: freeing 100,000 entries one by one would only add time.
-    std::mem::forget(view);
-    std::mem::forget(session);
-    written
+    keeping(session, cache.zip(read.keep), |session| {
+        let view = View::of(session, args.filter);
+        let written = write_rows(args, &view, out);
+        // Left to the process's end with the session.
+        std::mem::forget(view);
+        written
+    })
 }
 
 /// Every row, as text or as the JSON object of the module docs.
