@@ -235,17 +235,13 @@ fn grapheme_cut(text: &str, max: usize) -> usize {
     }
 }
 
-/// How many of the first `max` bytes are ASCII before the first `\r` or other byte.
-fn plain_start(text: &[u8], max: usize) -> usize {
-    text.iter().take(max).take_while(|&&b| b.is_ascii() && b != b'\r').count()
-}
-
 /// [`cut_chars`] without the grapheme walk when its answer is plain: the first `max` bytes are
 /// ASCII without a `\r` (so each is a cluster of one character, and no `\r\n` pair is one of
 /// two), and the byte after them, if any, is ASCII too (so it extends no cluster before it).
 fn ascii_cut(text: &[u8], max: usize) -> Option<usize> {
     let end = text.len().min(max);
-    (plain_start(text, max) == end && text.get(end).is_none_or(u8::is_ascii)).then_some(end)
+    let plain = text[..end].iter().all(|&b| b.is_ascii() && b != b'\r');
+    (plain && text.get(end).is_none_or(u8::is_ascii)).then_some(end)
 }
 
 /// pi's `formatToolCall`: a one-line summary of a tool call, sanitized.
