@@ -59,6 +59,7 @@ use rayon::prelude::*;
 use crate::session::content::open_regular;
 use crate::session::entry::Usage;
 
+use super::cache_file::{create_private_dir, os_string, temp_name};
 use super::hash::{FastMap, Hasher64, hash64};
 use super::locate::FileMeta;
 use super::scan::{FileScan, HeaderInfo, IdSet, Resume, ScanState, WINDOW};
@@ -388,7 +389,8 @@ impl Index {
         source: Option<TextSource<'_>>,
     ) -> Result<bool> {
         let dir = path.parent().unwrap_or(Path::new("."));
-        create_private_dir(dir)?;
+        create_private_dir(dir)
+            .wrap_err_with(|| format!("cannot create the cache folder {}", dir.display()))?;
         let lock_path = path.with_extension("lock");
         let lock = OpenOptions::new()
             .create(true)
@@ -953,29 +955,6 @@ fn set_text(record: Option<&mut Record>, slot: Slot, text: String) -> Result<()>
     Ok(())
 }
 
-fn create_private_dir(dir: &Path) -> Result<()> {
-    let mut builder = fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
-    }
-    builder.create(dir).wrap_err_with(|| format!("cannot create the cache folder {}", dir.display()))
-}
-
-fn temp_name(path: &Path) -> PathBuf {
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let unique = format!(
-        "{}.{}.{nanos}.{:?}.tmp",
-        path.file_name().unwrap_or_default().to_string_lossy(),
-        std::process::id(),
-        std::thread::current().id()
-    );
-    path.with_file_name(unique.replace(['(', ')'], ""))
-}
-
 /// Write the records file of `records`, whose texts are at `places` in `texts`, to a new file at
 /// `path` (mode 0600).
 fn write_private(path: &Path, records: &[&Record], places: &[Stored], texts: &TextsFile) -> Result<()> {
@@ -1118,17 +1097,6 @@ fn decode_record(r: &mut Reader<'_>, h: &Header, place: usize, refs: &mut Vec<Te
     let stored = Some(Stored { texts_id: h.texts_id, resume: resume_text, tail: tail_text });
     let resume = Resume { offset, state };
     Some(Record { path, meta, resume, tail, fingerprint, trust, stored, prefix: None })
-}
-
-#[cfg(unix)]
-fn os_string(b: &[u8]) -> Option<std::ffi::OsString> {
-    use std::os::unix::ffi::OsStrExt;
-    Some(OsStr::from_bytes(b).to_os_string())
-}
-
-#[cfg(not(unix))]
-fn os_string(b: &[u8]) -> Option<std::ffi::OsString> {
-    std::str::from_utf8(b).ok().map(Into::into)
 }
 
 /// Reads the values of records from `b`, a part of a records section `section` bytes long.

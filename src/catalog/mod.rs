@@ -18,6 +18,7 @@
 //! # Ok::<(), color_eyre::Report>(())
 //! ```
 
+pub mod cache_file;
 pub mod display;
 pub mod fuzzy;
 pub mod hash;

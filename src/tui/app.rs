@@ -646,6 +646,12 @@ struct Opened {
     keep: Option<Level>,
 }
 
+impl From<session_cache::Read> for Opened {
+    fn from(read: session_cache::Read) -> Opened {
+        Opened { session: Session::from_parsed(read.file), keep: read.keep }
+    }
+}
+
 impl Opened {
     /// A read that is not kept.
     fn read(
@@ -824,10 +830,7 @@ impl<B: Backend> Runner<B> {
         let read = move || {
             let cache = cache.as_ref();
             if let Some(cached) = cache.and_then(|c| c.get(&file, Level::Whole)) {
-                return Ok(Opened {
-                    keep: cached.is_behind().then_some(Level::Whole),
-                    session: Session::from_parsed(cached.file),
-                });
+                return Ok(Opened::from(session_cache::Read::from(cached)));
             }
             if let Some((options, area, theme)) = preview
                 && let Ok(outline) = session_cache::read(cache, &file, Level::Outline, parse::outline_file)
@@ -837,8 +840,7 @@ impl<B: Backend> Runner<B> {
                 let _ = tx.send(Event::TreeOutline { path: file.clone(), frame });
                 crate::memory::release_freed();
             }
-            let whole = session_cache::read(cache, &file, Level::Whole, parse::parse_file)?;
-            Ok(Opened { session: Session::from_parsed(whole.file), keep: whole.keep })
+            session_cache::read_fresh(cache, &file, Level::Whole, parse::parse_file).map(Opened::from)
         };
         self.open_in_background(path, read, None);
     }

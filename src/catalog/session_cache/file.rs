@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::codec::{FileParts, Reader, Writer};
+use crate::catalog::cache_file::{os_string, temp_name};
 use crate::catalog::hash::hash64;
 use crate::catalog::index::Fingerprint;
 use crate::catalog::locate::FileMeta;
@@ -115,7 +116,7 @@ pub fn open(path: &Path) -> Option<Opened> {
         .collect();
     let meta = FileMeta { len: word(16), mtime_ns: word(24) as i64, dev: word(32), ino: word(40) };
     let fingerprint = Fingerprint { head: word(48), before_offset: word(56) };
-    let path = PathBuf::from(os_string(path_bytes));
+    let path = PathBuf::from(os_string(path_bytes)?);
     let len_on_disk = usize::try_from(file.metadata().ok()?.len()).ok()?;
     Some(Opened { key: Key { level, meta, fingerprint, path }, file, segments, len_on_disk })
 }
@@ -275,23 +276,4 @@ fn header(key: &Key, path_bytes: &[u8], table: &[u8]) -> Vec<u8> {
     let hash = hash64(&head, 8);
     head.splice(80..80, hash.to_le_bytes());
     head
-}
-
-/// A temp file name beside `path` that no other process uses: `<name>.tmp-<pid>-<nanos>`.
-fn temp_name(path: &Path) -> PathBuf {
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp-{}-{nanos}", std::process::id()));
-    path.with_file_name(name)
-}
-
-/// Whether `name` is a temp file of [`write`].
-pub fn is_temp(name: &std::ffi::OsStr) -> bool {
-    name.to_string_lossy().contains(".bin.tmp-")
-}
-
-fn os_string(b: &[u8]) -> std::ffi::OsString {
-    use std::os::unix::ffi::OsStrExt;
-    std::ffi::OsStr::from_bytes(b).to_os_string()
 }

@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 use file::Key;
 pub use file::Level;
 
+use super::cache_file::{create_private_dir, is_temp};
 use super::hash::hash64;
 use super::index::Fingerprint;
 use super::locate::{FileMeta, canonical_key, default_cache_dir, system_time, time_ns};
@@ -198,7 +199,7 @@ impl SessionCache {
             let item = item?;
             let Ok(meta) = item.metadata() else { continue };
             let used = meta.modified().unwrap_or(now);
-            if file::is_temp(&item.file_name()) {
+            if is_temp(&item.file_name()) {
                 if now.duration_since(used).is_ok_and(|age| age > STALE_TEMP) {
                     let _ = fs::remove_file(item.path());
                 }
@@ -236,6 +237,13 @@ pub struct Read {
     pub keep: Option<Level>,
 }
 
+impl From<Cached> for Read {
+    /// A read from the cache, kept again only when it is far behind the file.
+    fn from(cached: Cached) -> Read {
+        Read { keep: cached.is_behind().then_some(cached.level), file: cached.file }
+    }
+}
+
 /// Read the session at `path` at `level` through `cache`: from its cache file when that is right
 /// (a cached whole parse serves an outline too), else with `read` from the file. A cache that
 /// cannot be read changes nothing but the time it takes.
@@ -245,9 +253,20 @@ pub fn read(
     level: Level,
     read: fn(&Path) -> Result<ParsedFile, ParseError>,
 ) -> Result<Read, ParseError> {
-    if let Some(cached) = cache.and_then(|c| c.get(path, level)) {
-        return Ok(Read { keep: cached.is_behind().then_some(cached.level), file: cached.file });
+    match cache.and_then(|c| c.get(path, level)) {
+        Some(cached) => Ok(Read::from(cached)),
+        None => read_fresh(cache, path, level, read),
     }
+}
+
+/// Read the session at `path` with `read` from the file, without asking `cache` (a caller that
+/// asked it already), to be kept there at `level` when the cache takes a file of its size.
+pub fn read_fresh(
+    cache: Option<&SessionCache>,
+    path: &Path,
+    level: Level,
+    read: fn(&Path) -> Result<ParsedFile, ParseError>,
+) -> Result<Read, ParseError> {
     let fresh = read(path)?;
     Ok(Read { keep: cache.is_some_and(|c| c.takes(fresh.facts.len)).then_some(level), file: fresh })
 }
@@ -261,9 +280,4 @@ pub fn read_skeleton(cache: Option<&SessionCache>, path: &Path) -> Result<Read, 
         Some(cached) => Ok(Read { keep: None, file: cached.file }),
         None => read(cache, path, Level::Outline, crate::session::parse::outline_file),
     }
-}
-
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
