@@ -80,8 +80,8 @@ impl From<SortArg> for SortMode {
     }
 }
 
-/// Run `pitree list`; `session_dir` is `--session-dir`, given before or after `list`. The listing is not freed:
-/// the process ends with this command.
+/// Run `pitree list`; `session_dir` is `--session-dir`, given before or after `list`. The
+/// listing is not freed: the process ends with this command.
 pub fn run(args: &ListArgs, session_dir: Option<&Path>, out: &mut dyn Write) -> Result<()> {
     let env = |k: &str| std::env::var_os(k);
     let root = locate::sessions_root(session_dir, &env)?;

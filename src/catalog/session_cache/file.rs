@@ -28,7 +28,7 @@ use crate::catalog::hash::hash64;
 use crate::catalog::index::Fingerprint;
 use crate::catalog::locate::FileMeta;
 use crate::session::Entry;
-use crate::session::parse::ParsedFile;
+use crate::session::parse::{CURRENT_VERSION, ParsedFile};
 
 const MAGIC: &[u8; 8] = b"PITREESC";
 /// Bumped whenever the layout or the meaning of a field changes, and whenever the session
@@ -123,11 +123,16 @@ pub fn open(path: &Path) -> Option<Opened> {
 
 impl Opened {
     /// The cached file's parts and entries (message bodies stepped over when `skeleton`, see
-    /// [`Reader::skeleton`]). Both cores read, check and decode segments, each into its own place
-    /// of the one vector of entries; `None` when any segment is damaged.
+    /// [`Reader::skeleton`]; `None` for a legacy file, whose parts say so before any entry is
+    /// read). Both cores read, check and decode segments, each into its own place of the one
+    /// vector of entries; `None` when any segment is damaged.
     pub fn read(&self, skeleton: bool) -> Option<(FileParts, Vec<Entry>)> {
         let (parts, runs) = self.segments.split_first()?;
         let parts = self.with_segment(parts, |r| r.file_parts())?;
+        // A legacy file's entries are migrated in memory: its lines read again are not its entries.
+        if skeleton && parts.header.version != CURRENT_VERSION {
+            return None;
+        }
         let counts: Vec<usize> =
             runs.iter().map(|s| usize::try_from(s.entries).ok()).collect::<Option<_>>()?;
         let total = counts.iter().try_fold(0usize, |sum, &n| sum.checked_add(n))?;

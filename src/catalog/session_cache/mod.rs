@@ -19,9 +19,9 @@
 //!   the file, and stores the new parse over the old one.
 //!
 //! A cache file is written only from a read during which the file did not change (stated before
-//! and after), atomically (a temp file renamed over the old), so two pitree processes at once each see a whole
-//! file, the old one or the new. A rewrite in the middle of a session that keeps its size, mtime,
-//! first 4 KiB and last 4 KiB is not seen, as in the index (pi only appends).
+//! and after), atomically (a temp file renamed over the old), so two pitree processes at once
+//! each see a whole file, the old one or the new. A rewrite in the middle of a session that keeps
+//! its size, mtime, first 4 KiB and last 4 KiB is not seen, as in the index (pi only appends).
 
 pub mod codec;
 mod file;
@@ -38,7 +38,7 @@ use super::hash::hash64;
 use super::index::Fingerprint;
 use super::locate::{FileMeta, canonical_key, default_cache_dir, system_time, time_ns};
 use crate::session::ids::IdIndex;
-use crate::session::parse::{CURRENT_VERSION, ParseError, ParsedFile};
+use crate::session::parse::{ParseError, ParsedFile};
 
 /// The default of `budget`; `PITREE_SESSION_CACHE_MB` sets another (0 turns the
 /// cache off).
@@ -137,10 +137,6 @@ impl SessionCache {
         }
         let (parts, entries) = opened.read(skeleton)?;
         opened.touch();
-        // A legacy file's entries are migrated in memory: its lines read again are not its entries.
-        if skeleton && parts.header.version != CURRENT_VERSION {
-            return None;
-        }
         if parts.leaf.is_some_and(|leaf| leaf as usize >= entries.len()) {
             return None;
         }
