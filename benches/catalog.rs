@@ -242,6 +242,17 @@ pub fn rows(
             target: "– (the check of every line that a listing equal to pi's cannot skip)".into(),
         },
         Row {
+            work: "The same listing against the floor as a process of its own (one pass: process start, fresh buffers)".into(),
+            pitree: cell(&lists.cold, listing_cell),
+            pitree_rss: rss_cell(&lists.cold, |l| &l.timing),
+            reference: cell(&references.json_check_process, |t| format!("floor process {}", duration(t.median()))),
+            reference_rss: rss_cell(&references.json_check_process, |t| t),
+            judged: judge_pair(&lists.cold, &references.json_check_process, |cold, floor| {
+                Judged::info(format!("{:.2}× the floor process", ratio(cold.timing.median(), floor.median())))
+            }),
+            target: "– (what a listing process pays for the check alone)".into(),
+        },
+        Row {
             work: cold_work,
             pitree: cell(&lists.cold, listing_cell),
             pitree_rss: rss_cell(&lists.cold, |l| &l.timing),

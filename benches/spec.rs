@@ -81,7 +81,10 @@
 //!
 //! **Catalog at three sizes**: the cold listing of 100 and 1,500 sessions (every k-th file of
 //! the corpus, hard-linked under `subsets/`) next to pi's `listAll` of the same files, beside the
-//! 5,000 of the main rows; and the cold listing against the floor row (≤ 1.5×).
+//! 5,000 of the main rows; and the cold listing against the floor row (≤ 1.5×), and, for
+//! information, against the floor's pass made as a process of its own (`spec --floor-pass`),
+//! which pays the process start and first touches of fresh buffers that a listing pays and the
+//! warm in-process floor does not.
 //!
 //! Peak memory always comes from a process of its own: a command's `ru_maxrss` through the launcher
 //! ([`reference::time_command`]), or the worker's RSS high-water mark after each phase (`worker.rs`:
@@ -161,6 +164,9 @@ fn main() -> Result<()> {
     if let Some(worker) = worker::run_as_worker(launched) {
         return worker;
     }
+    if let Some(pass) = reference::run_as_floor_pass() {
+        return pass;
+    }
     color_eyre::install()?;
     let started = Instant::now();
     let config = Config::load()?;
@@ -207,6 +213,8 @@ fn main() -> Result<()> {
 struct References {
     newlines: Result<Newlines>,
     json_check: Result<JsonCheck>,
+    /// The floor as a process of its own.
+    json_check_process: Result<Timing>,
     big_newlines: Result<Newlines>,
     pi_list_all: Result<PiTiming>,
     pi_open: Result<PiTiming>,
@@ -220,6 +228,8 @@ fn measure_references(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Re
     let big_newlines = reference::newline_count(std::slice::from_ref(&corpus.big_session), config.runs);
     eprintln!("JSON check of every line over {} files, {} runs", files.len(), config.runs);
     let json_check = reference::json_check(&files, config.runs);
+    eprintln!("JSON check of every line as a process of its own, {} runs", config.runs);
+    let json_check_process = reference::json_check_process(&corpus.agent_dir, config.runs, sandbox);
     eprintln!("pi 1.6.0 listAll, {} runs", config.slow_runs);
     let pi_list_all = reference::pi_list_all(&corpus.agent_dir, config.slow_runs, sandbox);
     eprintln!("pi 1.6.0 open + getTree of the big session, {} runs", config.slow_runs);
@@ -227,7 +237,15 @@ fn measure_references(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Re
     eprintln!("pi 1.6.0 open + getTree + buildSessionContext of the big session, {} runs", config.slow_runs);
     let pi_context =
         reference::pi_context(&corpus.big_session, &corpus.big_agent_dir, config.slow_runs, sandbox);
-    Ok(References { newlines, json_check, big_newlines, pi_list_all, pi_open, pi_context })
+    Ok(References {
+        newlines,
+        json_check,
+        json_check_process,
+        big_newlines,
+        pi_list_all,
+        pi_open,
+        pi_context,
+    })
 }
 
 /// The pitree binary with the sandbox environment and the catalog as `PI_CODING_AGENT_DIR`.
