@@ -1,6 +1,6 @@
 //! One line of a session file, read only as far as the listing needs it.
 //!
-//! Two tiers (crates.md §5):
+//! Three tiers (crates.md §5):
 //! - **Sniff.** A line that starts the way pi writes it (`{"type":"…","id":"…","parentId":…`, and
 //!   for messages `,"timestamp":"…","message":{"role":"…"`) and whose rest the listing does not need
 //!   (tool results, bash executions, labels, model changes…) is only checked to be complete JSON
@@ -10,13 +10,21 @@
 //!   insides of every string 64 bytes at a time and leaves every string over 1 KB out of a copy,
 //!   and serde (`IgnoredAny`, no allocation) checks the grammar of what is left, a few hundred
 //!   bytes of a 5 MB tool output.
-//! - **Typed parse.** Everything else (the header, user and assistant messages, `session_info`,
-//!   `usage`, and any line in another key order or with escapes in those first fields) goes through
-//!   a borrowed serde struct whose fields are all "loose": a value of an unexpected JSON type reads
-//!   as absent, as JavaScript would simply find nothing useful in it. Message content keeps only
-//!   the text blocks' texts. Before serde reads a long line, the skim leaves out the long values
-//!   of every key the listing does not read (thinking, signatures, base64 images, tool-call
-//!   arguments), so serde never walks them.
+//! - **Harvest.** A user or assistant message that starts the way pi writes it goes through the
+//!   same validator, whose walk also notes where the values the listing reads are
+//!   ([`validate::harvest`]: the content, its blocks' types and texts, `message.timestamp` and the
+//!   usage's numbers). The texts are decoded from there and the numbers read as serde reads them
+//!   ([`super::valid_json`]), with nothing else of the line read again. A line the harvest does
+//!   not vouch for (a key it reads written twice or with an escape, a text that is neither a string
+//!   nor `null`, invalid UTF-8 or a lone surrogate escape in a text, a number too large for a
+//!   double) takes the typed parse; property tests hold the two to the same result.
+//! - **Typed parse.** Everything else (the header, `session_info`, `usage`, and any line in another
+//!   key order or with escapes in those first fields) goes through a borrowed serde struct whose
+//!   fields are all "loose": a value of an unexpected JSON type reads as absent, as JavaScript
+//!   would simply find nothing useful in it. Message content keeps only the text blocks' texts.
+//!   Before serde reads a long line, the skim leaves out the long values of every key the listing
+//!   does not read (thinking, signatures, base64 images, tool-call arguments), so serde never
+//!   walks them.
 //! - A line the typed parse rejects with a plain grammar error (valid UTF-8, no surrogate escape)
 //!   is malformed at once; only the others take the slow path (lossy UTF-8, surrogate repair,
 //!   duplicate keys resolved as `JSON.parse` does, non-object values told apart).
@@ -24,7 +32,7 @@
 //! Either way the whole line is validated as JSON: what the skim leaves out it has checked, and
 //! the copy is JSON exactly when the line is.
 //!
-//! Both tiers accept what pitree's session reader accepts: JSON white space around the value (CR
+//! Every tier accepts what pitree's session reader accepts: JSON white space around the value (CR
 //! before the `\n` included), invalid UTF-8 (decoded lossily) and lone UTF-16 surrogate escapes
 //! (read as U+FFFD); a BOM at the start of the file is left out by the scan before.
 
@@ -33,7 +41,8 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::validate;
+use super::valid_json;
+use super::validate::{self, BlockSpans};
 use crate::session::date;
 use crate::session::entry::Usage;
 use crate::session::js::js_string;
@@ -88,18 +97,61 @@ pub fn with_line<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
     let Some(line) = json_text(line) else {
         return f(Parsed::Blank);
     };
-    let mut short = Vec::new();
-    if let Some(sniffed) = sniff(line)
-        && validate::is_sniffed_json(line).unwrap_or_else(|| is_sniffed_json_by_serde(line))
-    {
-        return f(Parsed::Object(sniffed));
+    match sniff(line) {
+        Some(Sniffed::Skipped(object))
+            if validate::is_sniffed_json(line).unwrap_or_else(|| is_sniffed_json_by_serde(line)) =>
+        {
+            return f(Parsed::Object(object));
+        }
+        Some(Sniffed::Message(head)) => {
+            if let Some(fields) = harvested_fields(line, head) {
+                return f(Parsed::Object(fields.into_object()));
+            }
+        }
+        _ => {}
     }
+    typed(line, f)
+}
+
+/// The typed parse of `line` (without the white space around it): serde over what the skim
+/// leaves of it, then the slow path for what serde refuses.
+fn typed<R>(line: &[u8], f: impl FnOnce(Parsed<'_>) -> R) -> R {
+    let mut short = Vec::new();
     let line = skim::shorten(line, &mut short, Cut::ValuesExcept(&READ_KEYS));
     match from_json::<Fields>(line) {
         Ok(fields) => f(Parsed::Object(fields.into_object())),
         Err(e) if is_plain_syntax_error(&e, line) => f(Parsed::Malformed),
         Err(_) => slow_path(line, f),
     }
+}
+
+/// For the validator's property tests: when the harvest reads `line` (a sniffed user or
+/// assistant line it vouches for), what the listing takes from it through the harvest and
+/// through the typed parse alone, written out.
+#[cfg(test)]
+pub(crate) fn harvest_and_typed(line: &[u8]) -> Option<(String, String)> {
+    let text = json_text(line)?;
+    let Some(Sniffed::Message(head)) = sniff(text) else { return None };
+    let harvested = Parsed::Object(harvested_fields(text, head)?.into_object());
+    Some((listing_view(harvested), typed(text, listing_view)))
+}
+
+/// What the listing reads from a parsed line, written out (for tests).
+#[cfg(test)]
+fn listing_view(parsed: Parsed<'_>) -> String {
+    let Parsed::Object(object) = parsed else { return "not an object".into() };
+    let fields = object.fields.as_deref();
+    let message = fields
+        .and_then(Fields::message)
+        .map(|m| (m.role(), m.has_content(), m.text(), m.timestamp_ms().map(f64::to_bits), m.usage()));
+    format!(
+        "{:?} {:?} {:?} {:?} {:?}",
+        object.ty,
+        object.id.as_str(),
+        object.parent_id,
+        fields.map(Fields::time_ms),
+        message
+    )
 }
 
 /// Whether `line` (without its `\n`) is one JSON value, checked the way [`with_line`] checks a
@@ -157,9 +209,25 @@ fn needs_fields(ty: &str, role: Option<&str>) -> bool {
     }
 }
 
+/// What the sniff made of a line written in pi's key order.
+enum Sniffed<'a> {
+    /// A line whose rest the listing does not need.
+    Skipped(Object<'a>),
+    /// A user or assistant message, whose fields the validator finds ([`validate::harvest`]).
+    Message(MessageHead<'a>),
+}
+
+/// The sniffed start of a user or assistant message line.
+struct MessageHead<'a> {
+    id: &'a str,
+    parent: Option<&'a str>,
+    timestamp: &'a str,
+    role: &'a str,
+}
+
 /// Read the first fields of a line written in pi's key order; `None` when the line has another
-/// shape or its content is needed.
-fn sniff(line: &[u8]) -> Option<Object<'_>> {
+/// shape or is one of the other lines whose content is needed.
+fn sniff(line: &[u8]) -> Option<Sniffed<'_>> {
     let mut c = Cursor { b: line, i: 0 };
     c.expect(br#"{"type":""#)?;
     let ty = c.plain_str()?;
@@ -172,23 +240,110 @@ fn sniff(line: &[u8]) -> Option<Object<'_>> {
         c.expect(b"\"")?;
         Some(c.plain_str()?)
     };
-    let role = if ty == "message" {
+    let (timestamp, role) = if ty == "message" {
         c.expect(br#","timestamp":""#)?;
-        c.plain_str()?;
+        let timestamp = c.plain_str()?;
         c.expect(br#","message":{"role":""#)?;
-        Some(c.plain_str()?)
+        (timestamp, Some(c.plain_str()?))
     } else {
-        None
+        ("", None)
     };
+    if let Some(role @ ("user" | "assistant")) = role {
+        return Some(Sniffed::Message(MessageHead { id, parent, timestamp, role }));
+    }
     if needs_fields(ty, role) {
         return None;
     }
-    Some(Object {
+    Some(Sniffed::Skipped(Object {
         ty: Some(Cow::Borrowed(ty)),
         id: Id::Str(Cow::Borrowed(id)),
         parent_id: parent.map(Cow::Borrowed),
         fields: None,
+    }))
+}
+
+/// The typed view of a sniffed user or assistant line, made from the values the validator found
+/// in it ([`validate::harvest`]) as the typed parse makes it. `None` leaves the line to that
+/// parse: a value it reads in its own way (a block `type` with an escape, a text that is neither a
+/// string nor `null`, a text with invalid UTF-8 or a lone surrogate escape, a number too large
+/// for a double).
+fn harvested_fields<'a>(line: &'a [u8], head: MessageHead<'a>) -> Option<Fields<'a>> {
+    let found = validate::harvest(line)?;
+    let value = |span: &std::ops::Range<usize>| &line[span.clone()];
+    let content = match found.content.as_ref().map(value) {
+        None => None,
+        Some(v) => match v[0] {
+            b'"' => Some(Content::Text(json_string(v)?)),
+            b'[' => Some(Content::Blocks(block_texts(line, &found.blocks)?)),
+            b'n' => None,
+            _ => Some(Content::Other),
+        },
+    };
+    let message = RawMessage {
+        role: Loose(Some(Cow::Borrowed(head.role))),
+        content,
+        timestamp: LooseNum(loose_number(line, &found.timestamp)?),
+        usage: match found.usage.as_ref().map(value) {
+            Some([b'{', ..]) => {
+                let mut numbers = [None; 5];
+                for (number, span) in numbers.iter_mut().zip(&found.numbers) {
+                    *number = loose_number(line, span)?;
+                }
+                let [input, output, cache_read, cache_write, cost] = numbers;
+                Obj(Some(RawUsage::of(input, output, cache_read, cache_write, cost)))
+            }
+            _ => Obj(None),
+        },
+    };
+    Some(Fields {
+        ty: Loose(Some(Cow::Borrowed("message"))),
+        id: IdField(Id::Str(Cow::Borrowed(head.id))),
+        parent_id: Loose(head.parent.map(Cow::Borrowed)),
+        timestamp: Time::Str(Cow::Borrowed(head.timestamp)),
+        message: Obj(Some(message)),
+        name: Loose::default(),
+        usage: Obj::default(),
+        version: JsNumber::default(),
+        cwd: Loose::default(),
+        parent_session: Loose::default(),
     })
+}
+
+/// A number field at `span` of `line` as `LooseNum` reads it (absent or not a number: `None`);
+/// the outer `None` for a number too large for a double, which the typed parse reads its own way.
+fn loose_number(line: &[u8], span: &Option<std::ops::Range<usize>>) -> Option<Option<f64>> {
+    span.as_ref().map_or(Some(None), |s| valid_json::number(&line[s.clone()]))
+}
+
+/// The texts of the `text` blocks among `blocks` (a missing or `null` text is empty).
+fn block_texts<'a>(line: &'a [u8], blocks: &[BlockSpans]) -> Option<Vec<Cow<'a, str>>> {
+    let mut texts = Vec::new();
+    for block in blocks {
+        let Some(ty) = block.ty.as_ref().map(|s| &line[s.clone()]) else { continue };
+        if ty.first() == Some(&b'"') && memchr::memchr(b'\\', ty).is_some() {
+            return None;
+        }
+        if ty != br#""text""# {
+            continue;
+        }
+        texts.push(match block.text.as_ref().map(|s| &line[s.clone()]) {
+            None | Some(b"null") => Cow::Borrowed(""),
+            Some(v) if v[0] == b'"' => json_string(v)?,
+            Some(_) => return None,
+        });
+    }
+    Some(texts)
+}
+
+/// A JSON string of a valid line (quotes included), decoded; `None` for invalid UTF-8 or a lone
+/// surrogate escape, which the typed parse reads lossily.
+fn json_string(quoted: &[u8]) -> Option<Cow<'_, str>> {
+    let contents = &quoted[1..quoted.len() - 1];
+    if memchr::memchr(b'\\', contents).is_some() {
+        serde_json::from_slice::<String>(quoted).ok().map(Cow::Owned)
+    } else {
+        simdutf8::basic::from_utf8(contents).ok().map(Cow::Borrowed)
+    }
 }
 
 struct Cursor<'a> {

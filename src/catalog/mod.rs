@@ -33,6 +33,7 @@ pub mod search;
 pub mod session_cache;
 pub mod summary;
 pub mod thread;
+pub mod valid_json;
 pub mod validate;
 
 use std::ffi::{OsStr, OsString};

@@ -20,16 +20,20 @@
 //! The same walk also checks a line the listing sniffed ([`is_sniffed_json`]): it counts the
 //! sniffed keys as serde's check of such a line does, and leaves to it what it reads differently
 //! (keys written with escapes or in other than ASCII, a `message` that is a string or a number).
+//! For a sniffed user or assistant line it can also note where the values the listing reads are
+//! ([`harvest`]), so that the listing takes them from the line without reading it again.
 //!
 //! Property tests hold both to the serde checks (mutated fixture lines, JSON-ish bytes, mutated
 //! generated JSON), as does the `json_check` fuzz target. One core over the benchmark corpus
 //! (1.06 GB, lines split beforehand, in memory) checked ~4.8–7.2 GB/s against ~3.3–5.0 GB/s for
 //! the skim + serde check, 1.45× (1.3–1.7× as the shared machine's load varied).
 
+use std::ops::Range;
+
 /// Whether `text` (a line without the white space around it) is one JSON value; `None` when this
 /// check cannot say and the serde check decides.
 pub fn is_json(text: &[u8]) -> Option<bool> {
-    check::<false>(text)
+    check::<false, false>(text).0
 }
 
 /// The check of a line the listing sniffed (`lines::with_line`): one JSON object in which the
@@ -38,17 +42,176 @@ pub fn is_json(text: &[u8]) -> Option<bool> {
 /// with escapes or other than in ASCII, a `message` that is not an object or an array) and
 /// serde decides.
 pub fn is_sniffed_json(text: &[u8]) -> Option<bool> {
-    check::<true>(text)
+    check::<true, false>(text).0
 }
 
-fn check<const SNIFF: bool>(text: &[u8]) -> Option<bool> {
+/// The check of a sniffed user or assistant message line, with where the values the listing
+/// reads from it are: `Some` when the line is one JSON object with its sniffed keys once each and
+/// none of the keys [`Harvest`] finds written twice, else `None` (the listing's typed parse
+/// decides, malformed lines included).
+pub fn harvest(text: &[u8]) -> Option<Harvest> {
+    let (json, walk) = check::<true, true>(text);
+    (json == Some(true) && !walk.harvest.repeated).then_some(walk.harvest)
+}
+
+fn check<const SNIFF: bool, const HARVEST: bool>(text: &[u8]) -> (Option<bool>, Walk<SNIFF, HARVEST>) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("pclmulqdq") {
         // SAFETY: the CPU has both features.
-        return unsafe { x86::check::<SNIFF>(text) };
+        return unsafe { x86::check::<SNIFF, HARVEST>(text) };
     }
     let _ = text;
-    None
+    (None, Walk::new())
+}
+
+/// Where the values the listing reads from a user or assistant line pi wrote are, as ranges of
+/// the line (each value as written, white space left out).
+#[derive(Default)]
+pub struct Harvest {
+    /// `message.content`, `message.timestamp` and `message.usage`.
+    pub content: Option<Range<usize>>,
+    pub timestamp: Option<Range<usize>>,
+    pub usage: Option<Range<usize>>,
+    /// The usage's `input`, `output`, `cacheRead`, `cacheWrite` and `cost.total`.
+    pub numbers: [Option<Range<usize>>; 5],
+    /// The `type` and `text` of each object in a `content` array.
+    pub blocks: Vec<BlockSpans>,
+    /// The key whose value comes next.
+    next: Option<Slot>,
+    /// Where the value being read at depth 2, 3 and 4 started, and whose it is.
+    open: [Option<(Slot, usize)>; 3],
+    /// The keys met (one bit a slot) other than a block's.
+    seen: u16,
+    /// The array at depth 3 is `message.content`, the object at depth 3 `message.usage`, the
+    /// object at depth 4 one of the content's blocks, or the usage's `cost`.
+    in_content: bool,
+    in_usage: bool,
+    in_block: bool,
+    in_cost: bool,
+    /// How many `timestamp` keys the line itself has.
+    timestamps: u8,
+    /// A key read here was written twice (`JSON.parse` keeps the last one).
+    repeated: bool,
+}
+
+/// The `type` and `text` of a content block.
+#[derive(Default)]
+pub struct BlockSpans {
+    pub ty: Option<Range<usize>>,
+    pub text: Option<Range<usize>>,
+}
+
+/// Whose value a range is: the usage's numbers first, in [`Harvest::numbers`]'s order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Input,
+    Output,
+    CacheRead,
+    CacheWrite,
+    Total,
+    Content,
+    Timestamp,
+    Usage,
+    Cost,
+    Type,
+    Text,
+}
+
+impl Slot {
+    /// The depth of the object the key is in.
+    fn depth(self) -> u32 {
+        match self {
+            Slot::Content | Slot::Timestamp | Slot::Usage => 2,
+            Slot::Input | Slot::Output | Slot::CacheRead | Slot::CacheWrite | Slot::Cost => 3,
+            Slot::Total | Slot::Type | Slot::Text => 4,
+        }
+    }
+}
+
+impl Harvest {
+    /// Whether a key at `depth` may be one this harvest reads.
+    fn reads_keys_at(&self, depth: u32, in_message: bool) -> bool {
+        match depth {
+            1 => true,
+            2 => in_message,
+            3 => self.in_usage,
+            4 => self.in_block || self.in_cost,
+            _ => false,
+        }
+    }
+
+    /// The key `key` at `depth` (in the line's `message` object when `in_message`).
+    fn key(&mut self, depth: u32, in_message: bool, key: &[u8]) {
+        let slot = match (depth, key) {
+            (1, b"timestamp") => {
+                self.timestamps += 1;
+                self.repeated |= self.timestamps > 1;
+                return;
+            }
+            (2, b"content") if in_message => Slot::Content,
+            (2, b"timestamp") if in_message => Slot::Timestamp,
+            (2, b"usage") if in_message => Slot::Usage,
+            (3, b"input") if self.in_usage => Slot::Input,
+            (3, b"output") if self.in_usage => Slot::Output,
+            (3, b"cacheRead") if self.in_usage => Slot::CacheRead,
+            (3, b"cacheWrite") if self.in_usage => Slot::CacheWrite,
+            (3, b"cost") if self.in_usage => Slot::Cost,
+            (4, b"total") if self.in_cost => Slot::Total,
+            (4, b"type") if self.in_block => Slot::Type,
+            (4, b"text") if self.in_block => Slot::Text,
+            _ => return,
+        };
+        let block = self.blocks.last();
+        let bit = 1 << slot as u16;
+        self.repeated |= match slot {
+            Slot::Type => block.is_some_and(|b| b.ty.is_some()),
+            Slot::Text => block.is_some_and(|b| b.text.is_some()),
+            _ => self.seen & bit != 0,
+        };
+        self.seen |= bit;
+        self.next = Some(slot);
+    }
+
+    /// A value starts at `at` with `byte`, in a container at `depth`.
+    fn value(&mut self, at: usize, byte: u8, depth: u32) {
+        if let Some(slot) = self.next.take() {
+            self.open[(slot.depth() - 2) as usize] = Some((slot, at));
+            let object = byte == b'{';
+            self.in_content |= slot == Slot::Content && byte == b'[';
+            self.in_usage |= slot == Slot::Usage && object;
+            self.in_cost |= slot == Slot::Cost && object;
+        } else if byte == b'{' && depth == 3 && self.in_content {
+            self.in_block = true;
+            self.blocks.push(BlockSpans::default());
+        }
+    }
+
+    /// A `,` or a close at `at` in a container at `depth`: the value open there ends before it.
+    fn end(&mut self, line: &[u8], at: usize, depth: u32, close: bool) {
+        let open = depth.checked_sub(2).and_then(|level| self.open.get_mut(level as usize));
+        if let Some((slot, from)) = open.and_then(Option::take) {
+            let mut to = at;
+            while matches!(line[to - 1], b' ' | b'\t' | b'\n' | b'\r') {
+                to -= 1;
+            }
+            let span = Some(from..to);
+            match (slot, self.blocks.last_mut()) {
+                (Slot::Content, _) => self.content = span,
+                (Slot::Timestamp, _) => self.timestamp = span,
+                (Slot::Usage, _) => self.usage = span,
+                (Slot::Cost, _) => {}
+                (Slot::Type, Some(block)) => block.ty = span,
+                (Slot::Text, Some(block)) => block.text = span,
+                (Slot::Type | Slot::Text, None) => {}
+                (number, _) => self.numbers[number as usize] = span,
+            }
+        }
+        match (close, depth) {
+            (true, 3) => (self.in_content, self.in_usage) = (false, false),
+            (true, 4) => (self.in_block, self.in_cost) = (false, false),
+            _ => {}
+        }
+    }
 }
 
 /// What the next token may be.
@@ -68,8 +231,9 @@ enum Want {
 }
 
 /// Stage 2: the state between tokens. Open containers are a bit stack, 1 for an object. With
-/// `SNIFF`, the sniffed keys are counted as [`super::lines`] counts them.
-struct Walk<const SNIFF: bool> {
+/// `SNIFF`, the sniffed keys are counted as [`super::lines`] counts them; with `HARVEST` (and
+/// `SNIFF`), the values a message line gives the listing are found too.
+struct Walk<const SNIFF: bool, const HARVEST: bool> {
     want: Want,
     depth: u32,
     objects: u64,
@@ -79,6 +243,7 @@ struct Walk<const SNIFF: bool> {
     message_next: bool,
     /// The object at depth 2 is the line's `message`.
     in_message: bool,
+    harvest: Harvest,
 }
 
 /// `message`'s index in the counts of the sniffed keys.
@@ -93,7 +258,7 @@ enum Stop {
     Unsure,
 }
 
-impl<const SNIFF: bool> Walk<SNIFF> {
+impl<const SNIFF: bool, const HARVEST: bool> Walk<SNIFF, HARVEST> {
     fn new() -> Self {
         Walk {
             want: Want::Value,
@@ -102,6 +267,7 @@ impl<const SNIFF: bool> Walk<SNIFF> {
             counts: [0; 5],
             message_next: false,
             in_message: false,
+            harvest: Harvest::default(),
         }
     }
 
@@ -113,6 +279,9 @@ impl<const SNIFF: bool> Walk<SNIFF> {
             (Want::CommaOrClose, b'}' | b']') | (Want::KeyOrClose, b'}') | (Want::ValueOrClose, b']')
                 if self.depth > 0 && (self.objects & 1 == 1) == (byte == b'}') =>
             {
+                if HARVEST {
+                    self.harvest.end(line, at, self.depth, true);
+                }
                 self.objects >>= 1;
                 self.depth -= 1;
                 if SNIFF && self.depth == 1 {
@@ -123,6 +292,9 @@ impl<const SNIFF: bool> Walk<SNIFF> {
             (Want::Value | Want::ValueOrClose, b'{' | b'[') => {
                 if self.depth == MAX_DEPTH || SNIFF && self.depth == 0 && byte == b'[' {
                     return Err(Stop::Unsure);
+                }
+                if HARVEST {
+                    self.harvest.value(at, byte, self.depth);
                 }
                 let object = byte == b'{';
                 if SNIFF && self.message_next {
@@ -136,8 +308,16 @@ impl<const SNIFF: bool> Walk<SNIFF> {
             (Want::Value | Want::ValueOrClose, b'}' | b']' | b':' | b',') => return Err(Stop::NotJson),
             // A top-level value or a `message` other than an object or an array.
             (Want::Value, _) if SNIFF && (self.depth == 0 || self.message_next) => return Err(Stop::Unsure),
-            (Want::Value | Want::ValueOrClose, b'"') => Want::CommaOrClose,
+            (Want::Value | Want::ValueOrClose, b'"') => {
+                if HARVEST {
+                    self.harvest.value(at, byte, self.depth);
+                }
+                Want::CommaOrClose
+            }
             (Want::Value | Want::ValueOrClose, _) => {
+                if HARVEST {
+                    self.harvest.value(at, byte, self.depth);
+                }
                 let end = scalar_end(line, at).ok_or(Stop::NotJson)?;
                 if !line.get(end).is_none_or(|b| {
                     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',' | b':' | b'[' | b']' | b'{' | b'}' | b'"')
@@ -147,18 +327,19 @@ impl<const SNIFF: bool> Walk<SNIFF> {
                 Want::CommaOrClose
             }
             (Want::Key | Want::KeyOrClose, b'"') => {
-                if SNIFF && (self.depth == 1 || self.depth == 2 && self.in_message) {
+                if SNIFF && (self.depth == 1 || self.depth == 2 && self.in_message)
+                    || HARVEST && self.harvest.reads_keys_at(self.depth, self.in_message)
+                {
                     self.key(line, at)?;
                 }
                 Want::Colon
             }
             (Want::Colon, b':') => Want::Value,
             (Want::CommaOrClose, b',') if self.depth > 0 => {
-                if self.objects & 1 == 1 {
-                    Want::Key
-                } else {
-                    Want::Value
+                if HARVEST {
+                    self.harvest.end(line, at, self.depth, false);
                 }
+                if self.objects & 1 == 1 { Want::Key } else { Want::Value }
             }
             _ => return Err(Stop::NotJson),
         };
@@ -167,15 +348,19 @@ impl<const SNIFF: bool> Walk<SNIFF> {
 
     /// Counts the key whose opening quote is at `at`, an object's at depth 1 or the `message`'s.
     fn key(&mut self, line: &[u8], at: usize) -> Result<(), Stop> {
+        // Keys are short: a byte loop finds the end sooner than a vector search starts.
         let rest = &line[at + 1..];
-        let end = memchr::memchr2(b'"', b'\\', rest).ok_or(Stop::NotJson)?;
+        let end = rest.iter().position(|&b| b == b'"' || b == b'\\' || !b.is_ascii()).ok_or(Stop::NotJson)?;
         let key = &rest[..end];
-        if rest[end] == b'\\' || !key.is_ascii() {
+        if rest[end] != b'"' {
             return Err(Stop::Unsure);
         }
         if let Some(slot) = sniffed_key(self.depth as usize, key) {
             self.counts[slot] = self.counts[slot].saturating_add(1);
             self.message_next = slot == MESSAGE;
+        }
+        if HARVEST {
+            self.harvest.key(self.depth, self.in_message, key);
         }
         Ok(())
     }
@@ -237,9 +422,11 @@ mod x86 {
     use crate::session::skim::{Scan, each_block, x86 as skim};
 
     #[target_feature(enable = "avx2,pclmulqdq")]
-    pub(super) fn check<const SNIFF: bool>(line: &[u8]) -> Option<bool> {
+    pub(super) fn check<const SNIFF: bool, const HARVEST: bool>(
+        line: &[u8],
+    ) -> (Option<bool>, Walk<SNIFF, HARVEST>) {
         let mut scan = Scan::default();
-        let mut walk = Walk::<SNIFF>::new();
+        let mut walk = Walk::<SNIFF, HARVEST>::new();
         // The last byte of the block before is part of a scalar.
         let mut in_scalar = 0;
         let walked = each_block(line, |base, block| {
@@ -262,12 +449,12 @@ mod x86 {
             }
             ControlFlow::Continue(())
         });
-        match walked {
-            ControlFlow::Break(Stop::NotJson) => return Some(false),
-            ControlFlow::Break(Stop::Unsure) => return None,
-            ControlFlow::Continue(()) => {}
-        }
-        Some(!scan.in_string() && walk.is_done())
+        let json = match walked {
+            ControlFlow::Break(Stop::NotJson) => Some(false),
+            ControlFlow::Break(Stop::Unsure) => None,
+            ControlFlow::Continue(()) => Some(!scan.in_string() && walk.is_done()),
+        };
+        (json, walk)
     }
 
     /// JSON's white space and its structural characters in `block`, as simdjson finds them: a

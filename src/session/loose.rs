@@ -237,6 +237,23 @@ struct RawCost {
 }
 
 impl RawUsage {
+    /// The usage of these numbers (each `None` when absent or not a number; `cost` its `total`).
+    pub(crate) fn of(
+        input: Option<f64>,
+        output: Option<f64>,
+        cache_read: Option<f64>,
+        cache_write: Option<f64>,
+        cost: Option<f64>,
+    ) -> RawUsage {
+        RawUsage {
+            input: LooseNum(input),
+            output: LooseNum(output),
+            cache_read: LooseNum(cache_read),
+            cache_write: LooseNum(cache_write),
+            cost: Obj(Some(RawCost { total: LooseNum(cost) })),
+        }
+    }
+
     pub(crate) fn usage(&self) -> Usage {
         Usage {
             input: self.input.0.unwrap_or(0.0),

@@ -67,6 +67,51 @@ fn a_sniffed_line_is_json_with_its_sniffed_keys_once_each() {
     assert_eq!(is_sniffed_json(br#"{"type":"x","message":[{"role":1,"role":2}]}"#), Some(true));
 }
 
+#[test]
+fn the_harvest_reads_pi_lines_as_the_typed_parse_does() {
+    let mut harvested = 0;
+    for line in fixture_lines() {
+        if let Some((through_harvest, typed)) = crate::catalog::lines::harvest_and_typed(line) {
+            assert_eq!(through_harvest, typed, "{}", String::from_utf8_lossy(line));
+            harvested += 1;
+        }
+    }
+    assert!(harvested > 500, "the harvest read {harvested} fixture lines");
+}
+
+#[test]
+fn the_harvest_leaves_to_the_typed_parse_what_it_reads_its_own_way() {
+    let line = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"toolCall","text":"no"}],"usage":{"input":1,"cost":{"total":0.5}},"timestamp":5}}"#;
+    assert!(harvest(line.as_bytes()).is_some());
+    for (from, to) in [
+        (r#""usage":"#, r#""content":"x","usage":"#),
+        (r#""usage":"#, r#""timestamp":1,"usage":"#),
+        (r#""timestamp":5"#, r#""timestamp":5,"usage":{}"#),
+        (r#":5}}"#, r#":5},"timestamp":"2026-01-01T00:00:00.000Z"}"#),
+        (r#""text":"hi""#, r#""text":"hi","text":"ho""#),
+        (r#""type":"text","#, r#""type":"text","type":"x","#),
+        (r#""input":1"#, r#""input":1,"input":2"#),
+        (r#""total":0.5"#, r#""total":0.5,"total":1"#),
+        (r#""cost":"#, r#""cost":1,"cost":"#),
+        (r#""text":"hi""#, r#""te\u0078t":"hi""#),
+        (r#""timestamp":5"#, r#""time\u0073tamp":5"#),
+    ] {
+        let changed = line.replacen(from, to, 1);
+        assert!(harvest(changed.as_bytes()).is_none(), "{changed}");
+    }
+    for (from, to) in [
+        (r#""cost":{"total":0.5}"#, r#""x":{"input":1,"input":2}"#),
+        (r#""hi""#, r#""h\u00e9\n""#),
+        (r#""text":"hi""#, r#""text":null"#),
+        (r#"[{"type":"text","text":"hi"},"#, r#"[1,"s",[{"type":"text","text":"x"}],"#),
+    ] {
+        let changed = line.replacen(from, to, 1);
+        let (through_harvest, typed) =
+            crate::catalog::lines::harvest_and_typed(changed.as_bytes()).expect("the harvest reads it");
+        assert_eq!(through_harvest, typed, "{changed}");
+    }
+}
+
 /// The lines of the test fixtures' sessions (up to 64 KB each): pi's shapes, long tool outputs,
 /// damaged and odd lines.
 fn fixture_lines() -> &'static [Vec<u8>] {
@@ -184,6 +229,21 @@ fn edit() -> impl Strategy<Value = Edit> {
                 r#""role":"u","#,
                 r#""\u0069d":1,"#,
                 r#""x":1,"#,
+                r#""content":"c","#,
+                r#""content":null,"#,
+                r#""content":[{"type":"text","text":"d"}],"#,
+                r#""timestamp":-0,"#,
+                r#""timestamp":"t","#,
+                r#""usage":{"input":2,"cost":{"total":1e400}},"#,
+                r#""input":"3","#,
+                r#""output":1.5e2,"#,
+                r#""cost":{"total":-0},"#,
+                r#""total":4,"#,
+                r#""type":"text","#,
+                r#""text":"e","#,
+                r#""text":null,"#,
+                r#""text":7,"#,
+                r#""te\u0078t":"f","#,
             ])
         )
             .prop_map(|(at, m)| Edit::Member(at, m)),
@@ -248,6 +308,9 @@ fn agrees(line: &[u8]) -> Result<(), TestCaseError> {
         }
     }
     prop_assert_eq!(crate::catalog::lines::is_json(line), text.is_some_and(is_json_by_serde));
+    if let Some((harvested, typed)) = crate::catalog::lines::harvest_and_typed(line) {
+        prop_assert_eq!(harvested, typed, "harvested: {:?}", String::from_utf8_lossy(line));
+    }
     for bytes in [Some(line), text].into_iter().flatten() {
         if let Some(unique) = is_sniffed_json(bytes) {
             prop_assert_eq!(
