@@ -301,11 +301,7 @@ fn harvested_fields<'a>(line: &'a [u8], head: MessageHead<'a>) -> Option<Fields<
         parent_id: Loose(head.parent.map(Cow::Borrowed)),
         timestamp: Time::Str(Cow::Borrowed(head.timestamp)),
         message: Obj(Some(message)),
-        name: Loose::default(),
-        usage: Obj::default(),
-        version: JsNumber::default(),
-        cwd: Loose::default(),
-        parent_session: Loose::default(),
+        ..Fields::default()
     })
 }
 
@@ -510,7 +506,7 @@ impl<'de> Deserialize<'de> for Key {
 
 /// The typed view of a line: header fields, entry base fields, and what the listing reads from
 /// messages, `session_info` and `usage` entries.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 pub struct Fields<'a> {
     #[serde(rename = "type", default, borrow)]
     ty: Loose<'a>,

@@ -1,29 +1,5 @@
-//! Values read out of JSON that the structural validator ([`super::validate`]) has already vouched
-//! for: the members of an object, and numbers as serde_json reads them, with no grammar to check
-//! again.
-
-/// Calls `member` with the key (as written, between its quotes) and the value (as written) of each
-/// member of `object`, a valid JSON object; stops at the first `None`.
-pub fn members<'a>(object: &'a [u8], mut member: impl FnMut(&'a [u8], &'a [u8]) -> Option<()>) -> Option<()> {
-    let mut c = Cursor { b: object, i: 0 };
-    (c.next()? == b'{').then_some(())?;
-    if c.peek()? == b'}' {
-        return Some(());
-    }
-    loop {
-        c.ws();
-        let key = c.string()?;
-        (c.next()? == b':').then_some(())?;
-        c.ws();
-        let value = c.value()?;
-        member(key, value)?;
-        match c.next()? {
-            b',' => {}
-            b'}' => return Some(()),
-            _ => return None,
-        }
-    }
-}
+//! Numbers read out of JSON that the structural validator ([`super::validate`]) has already
+//! vouched for, as serde_json reads them, with no grammar to check again.
 
 /// A value (as written in valid JSON) read as serde_json reads a number into a double:
 /// `Some(Some(n))` for a number (an integer through `u64` or `i64` when it fits, `-0` through
@@ -41,111 +17,9 @@ pub fn number(value: &[u8]) -> Option<Option<f64>> {
     n.ok().filter(|n| n.is_finite()).map(Some)
 }
 
-/// A cursor over a valid JSON value.
-struct Cursor<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn ws(&mut self) {
-        while matches!(self.b.get(self.i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.i += 1;
-        }
-    }
-
-    /// The next byte after white space.
-    fn peek(&mut self) -> Option<u8> {
-        self.ws();
-        self.b.get(self.i).copied()
-    }
-
-    /// The next byte after white space, taken.
-    fn next(&mut self) -> Option<u8> {
-        let byte = self.peek()?;
-        self.i += 1;
-        Some(byte)
-    }
-
-    /// The contents of the string at the cursor; the cursor moves past it.
-    fn string(&mut self) -> Option<&'a [u8]> {
-        (self.b.get(self.i) == Some(&b'"')).then_some(())?;
-        let from = self.i + 1;
-        let mut end = from;
-        loop {
-            end += memchr::memchr2(b'"', b'\\', &self.b[end..])?;
-            if self.b[end] == b'"' {
-                break;
-            }
-            end += 2;
-        }
-        self.i = end + 1;
-        Some(&self.b[from..end])
-    }
-
-    /// The value at the cursor as written; the cursor moves past it.
-    fn value(&mut self) -> Option<&'a [u8]> {
-        let from = self.i;
-        let mut depth = 0usize;
-        loop {
-            match *self.b.get(self.i)? {
-                b'"' => {
-                    self.string()?;
-                }
-                b'{' | b'[' => {
-                    depth += 1;
-                    self.i += 1;
-                }
-                b'}' | b']' if depth > 0 => {
-                    depth -= 1;
-                    self.i += 1;
-                }
-                b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' if depth == 0 => break,
-                _ => self.i += 1,
-            }
-            if depth == 0 && matches!(self.b[from], b'"' | b'{' | b'[') {
-                break;
-            }
-        }
-        Some(&self.b[from..self.i])
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn all_members(object: &str) -> Vec<(String, String)> {
-        let mut found = Vec::new();
-        members(object.as_bytes(), |k, v| {
-            found.push((String::from_utf8_lossy(k).into(), String::from_utf8_lossy(v).into()));
-            Some(())
-        })
-        .expect("a valid object");
-        found
-    }
-
-    #[test]
-    fn members_are_read_as_written() {
-        let object = r#" { "a" : 1 , "b\"c":{"x":[1,{"y":"}"}]},"d":"e\\","f":[] , "g":-2.5e3,"h":null } "#;
-        let expected = [
-            ("a", "1"),
-            (r#"b\"c"#, r#"{"x":[1,{"y":"}"}]}"#),
-            ("d", r#""e\\""#),
-            ("f", "[]"),
-            ("g", "-2.5e3"),
-            ("h", "null"),
-        ];
-        assert_eq!(all_members(object), expected.map(|(k, v)| (k.to_string(), v.to_string())));
-        assert!(all_members("{ }").is_empty());
-    }
-
-    #[test]
-    fn a_member_can_stop_the_reading() {
-        let mut seen = 0;
-        assert_eq!(members(br#"{"a":1,"b":2}"#, |_, _| (seen == 0).then(|| seen += 1)), None);
-        assert_eq!(seen, 1);
-    }
 
     #[test]
     fn numbers_read_as_serde_reads_them() {

@@ -80,7 +80,7 @@ pub struct Harvest {
     next: Option<Slot>,
     /// Where the value being read at depth 2, 3 and 4 started, and whose it is.
     open: [Option<(Slot, usize)>; 3],
-    /// The keys met (one bit a slot) other than a block's.
+    /// The keys met (one bit a slot, and [`LINE_TIME`]) other than a block's.
     seen: u16,
     /// The array at depth 3 is `message.content`, the object at depth 3 `message.usage`, the
     /// object at depth 4 one of the content's blocks, or the usage's `cost`.
@@ -88,8 +88,6 @@ pub struct Harvest {
     in_usage: bool,
     in_block: bool,
     in_cost: bool,
-    /// How many `timestamp` keys the line itself has.
-    timestamps: u8,
     /// A key read here was written twice (`JSON.parse` keeps the last one).
     repeated: bool,
 }
@@ -100,6 +98,10 @@ pub struct BlockSpans {
     pub ty: Option<Range<usize>>,
     pub text: Option<Range<usize>>,
 }
+
+/// The bit of [`Harvest::seen`] for the line's own `timestamp`, which is only checked to be
+/// written once (the listing sniffed it).
+const LINE_TIME: u16 = 1 << 15;
 
 /// Whose value a range is: the usage's numbers first, in [`Harvest::numbers`]'s order.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -144,8 +146,8 @@ impl Harvest {
     fn key(&mut self, depth: u32, in_message: bool, key: &[u8]) {
         let slot = match (depth, key) {
             (1, b"timestamp") => {
-                self.timestamps += 1;
-                self.repeated |= self.timestamps > 1;
+                self.repeated |= self.seen & LINE_TIME != 0;
+                self.seen |= LINE_TIME;
                 return;
             }
             (2, b"content") if in_message => Slot::Content,
@@ -275,6 +277,10 @@ impl<const SNIFF: bool, const HARVEST: bool> Walk<SNIFF, HARVEST> {
     #[inline(always)]
     fn token(&mut self, line: &[u8], at: usize) -> Result<(), Stop> {
         let byte = line[at];
+        // A token where a value may start is one, or the walk stops at it.
+        if HARVEST && matches!(self.want, Want::Value | Want::ValueOrClose) && byte != b']' {
+            self.harvest.value(at, byte, self.depth);
+        }
         self.want = match (self.want, byte) {
             (Want::CommaOrClose, b'}' | b']') | (Want::KeyOrClose, b'}') | (Want::ValueOrClose, b']')
                 if self.depth > 0 && (self.objects & 1 == 1) == (byte == b'}') =>
@@ -293,9 +299,6 @@ impl<const SNIFF: bool, const HARVEST: bool> Walk<SNIFF, HARVEST> {
                 if self.depth == MAX_DEPTH || SNIFF && self.depth == 0 && byte == b'[' {
                     return Err(Stop::Unsure);
                 }
-                if HARVEST {
-                    self.harvest.value(at, byte, self.depth);
-                }
                 let object = byte == b'{';
                 if SNIFF && self.message_next {
                     self.message_next = false;
@@ -308,16 +311,8 @@ impl<const SNIFF: bool, const HARVEST: bool> Walk<SNIFF, HARVEST> {
             (Want::Value | Want::ValueOrClose, b'}' | b']' | b':' | b',') => return Err(Stop::NotJson),
             // A top-level value or a `message` other than an object or an array.
             (Want::Value, _) if SNIFF && (self.depth == 0 || self.message_next) => return Err(Stop::Unsure),
-            (Want::Value | Want::ValueOrClose, b'"') => {
-                if HARVEST {
-                    self.harvest.value(at, byte, self.depth);
-                }
-                Want::CommaOrClose
-            }
+            (Want::Value | Want::ValueOrClose, b'"') => Want::CommaOrClose,
             (Want::Value | Want::ValueOrClose, _) => {
-                if HARVEST {
-                    self.harvest.value(at, byte, self.depth);
-                }
                 let end = scalar_end(line, at).ok_or(Stop::NotJson)?;
                 if !line.get(end).is_none_or(|b| {
                     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',' | b':' | b'[' | b']' | b'{' | b'}' | b'"')
