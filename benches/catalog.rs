@@ -245,10 +245,12 @@ pub fn rows(
             work: "The same listing against the floor as a process of its own (one pass: process start, fresh buffers)".into(),
             pitree: cell(&lists.cold, listing_cell),
             pitree_rss: rss_cell(&lists.cold, |l| &l.timing),
-            reference: cell(&references.json_check_process, |t| format!("floor process {}", duration(t.median()))),
-            reference_rss: rss_cell(&references.json_check_process, |t| t),
+            reference: cell(&references.json_check_process, |floor| {
+                format!("floor process {}", duration(floor.process.median()))
+            }),
+            reference_rss: rss_cell(&references.json_check_process, |floor| &floor.process),
             judged: judge_pair(&lists.cold, &references.json_check_process, |cold, floor| {
-                Judged::info(format!("{:.2}× the floor process", ratio(cold.timing.median(), floor.median())))
+                Judged::info(format!("{:.2}× the floor process", ratio(cold.timing.median(), floor.process.median())))
             }),
             target: "– (what a listing process pays for the check alone)".into(),
         },

@@ -6,9 +6,9 @@
 //!   files into the page cache, so this and every later measurement read from memory.
 //! - [`json_check`]: the floor under a cold listing, the same reading with every line checked to be
 //!   JSON as the listing checks it (`JSON.parse` validity, which pi's `messageCount` depends on).
-//!   [`json_check_process`] times one such pass as a process of its own (this binary re-executed,
-//!   see [`run_as_floor_pass`]), which pays what any listing process pays and the warm in-process
-//!   passes do not: process start, the thread pool's start and first touches of fresh buffers.
+//!   [`floor_pass`] is one such pass, which the `floor-pass` worker makes as a process of its own
+//!   (`worker.rs`), paying what any listing process pays and the warm in-process passes do not:
+//!   process start, the thread pool's start and first touches of fresh buffers.
 //! - [`pi_list_all`], [`pi_open`] and [`pi_context`]: pi 1.6.0's own `SessionManager.listAll()`,
 //!   `open()` + `getTree()`, and that + `buildSessionContext()`, through `tests/compat/pi-bench.mjs` (needs `node` and `npm ci --prefix tests/compat`).
 //! - [`time_command`]: runs a command N times in a [`Sandbox`] and returns the median wall time, the
@@ -157,30 +157,10 @@ fn check_all(files: &[PathBuf]) -> Result<(u64, u64)> {
         .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))
 }
 
-/// The argument that makes this binary one pass of the floor over an agent dir's sessions.
-const FLOOR_PASS: &str = "--floor-pass";
-
-/// [`json_check`]'s work as a process of its own: `runs` timed runs of this binary making one pass
-/// over the sessions of `agent_dir` ([`run_as_floor_pass`]), started as pitree's commands are.
-pub fn json_check_process(agent_dir: &Path, runs: usize, sandbox: &Sandbox) -> Result<Timing> {
-    let probe = Probe {
-        program: env::current_exe().wrap_err("finding the bench binary")?.into(),
-        args: vec![FLOOR_PASS.into(), agent_dir.into()],
-        env: sandbox.env(agent_dir),
-        cwd: sandbox.home(),
-        timeout: Duration::from_secs(600),
-    };
-    time_command(&probe, runs, sandbox, || Ok(()))
-}
-
-/// When this process was started by [`json_check_process`], makes its one pass and returns
-/// `Some`; otherwise returns `None` at once.
-pub fn run_as_floor_pass() -> Option<Result<()>> {
-    let mut args = env::args_os().skip(1);
-    (args.next()? == FLOOR_PASS).then(|| {
-        let agent_dir = PathBuf::from(args.next().ok_or_else(|| eyre!("{FLOOR_PASS} needs an agent dir"))?);
-        check_all(&session_files(&agent_dir)?).map(drop)
-    })
+/// One untimed pass of [`json_check`]'s work over the sessions of `agent_dir`: the lines and the
+/// lines that are not JSON.
+pub fn floor_pass(agent_dir: &Path) -> Result<(u64, u64)> {
+    check_all(&session_files(agent_dir)?)
 }
 
 // ---------------------------------------------------------------------------------------------

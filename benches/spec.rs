@@ -82,7 +82,7 @@
 //! **Catalog at three sizes**: the cold listing of 100 and 1,500 sessions (every k-th file of
 //! the corpus, hard-linked under `subsets/`) next to pi's `listAll` of the same files, beside the
 //! 5,000 of the main rows; and the cold listing against the floor row (≤ 1.5×), and, for
-//! information, against the floor's pass made as a process of its own (`spec --floor-pass`),
+//! information, against the floor's pass made as a process of its own (`spec --worker floor-pass`),
 //! which pays the process start and first touches of fresh buffers that a listing pays and the
 //! warm in-process floor does not.
 //!
@@ -164,9 +164,6 @@ fn main() -> Result<()> {
     if let Some(worker) = worker::run_as_worker(launched) {
         return worker;
     }
-    if let Some(pass) = reference::run_as_floor_pass() {
-        return pass;
-    }
     color_eyre::install()?;
     let started = Instant::now();
     let config = Config::load()?;
@@ -213,8 +210,9 @@ fn main() -> Result<()> {
 struct References {
     newlines: Result<Newlines>,
     json_check: Result<JsonCheck>,
-    /// The floor as a process of its own.
-    json_check_process: Result<Timing>,
+    /// The floor as a process of its own (the `floor-pass` worker; its reports: lines, and lines
+    /// that are not JSON).
+    json_check_process: Result<worker::Measured<(u64, u64)>>,
     big_newlines: Result<Newlines>,
     pi_list_all: Result<PiTiming>,
     pi_open: Result<PiTiming>,
@@ -229,7 +227,8 @@ fn measure_references(config: &Config, corpus: &Corpus, sandbox: &Sandbox) -> Re
     eprintln!("JSON check of every line over {} files, {} runs", files.len(), config.runs);
     let json_check = reference::json_check(&files, config.runs);
     eprintln!("JSON check of every line as a process of its own, {} runs", config.runs);
-    let json_check_process = reference::json_check_process(&corpus.agent_dir, config.runs, sandbox);
+    let json_check_process =
+        worker::measure("floor-pass", &[&corpus.agent_dir], config.runs, sandbox, &corpus.agent_dir);
     eprintln!("pi 1.6.0 listAll, {} runs", config.slow_runs);
     let pi_list_all = reference::pi_list_all(&corpus.agent_dir, config.slow_runs, sandbox);
     eprintln!("pi 1.6.0 open + getTree of the big session, {} runs", config.slow_runs);

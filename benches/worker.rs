@@ -225,6 +225,7 @@ fn run_mode(args: &[OsString], launched: Instant) -> Result<()> {
             serde_json::to_string(&FrameReport { first_frame })
         }
         ["search", root, cache] => serde_json::to_string(&search(Path::new(root), Path::new(cache))?),
+        ["floor-pass", agent_dir] => serde_json::to_string(&reference::floor_pass(Path::new(agent_dir))?),
         _ => bail!("unknown worker mode {text:?}"),
     };
     println!("{}", json.wrap_err("serializing the report")?);
