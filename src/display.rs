@@ -24,6 +24,11 @@ enum Fix {
     Drop,
 }
 
+/// The byte length of the first `chars` characters of `text` (all of it when it is shorter).
+pub fn char_end(text: &str, chars: usize) -> usize {
+    text.char_indices().nth(chars).map_or(text.len(), |(at, _)| at)
+}
+
 /// Make `text` safe to draw on one line.
 ///
 /// Every C0 control (including `\n`, `\t`, `\r`, ESC, BEL, `\b`, NUL, `\f`, `\v`), DEL and every

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use super::entry::{Entry, Kind, LineArg, Message, ToolCall};
 use super::graph::Ix;
 use super::js::{self, format_number, utf16_head, utf16_len};
-use crate::display::sanitize;
+use crate::display::{char_end, sanitize};
 
 /// How many characters of a message text a row shows (pi cuts at 200 UTF-16 units).
 pub const ROW_TEXT_CHARS: usize = 200;
@@ -227,7 +227,7 @@ fn cut_chars(text: &str, max: usize) -> String {
 /// can look back as far as a rule needs and never asks for more).
 fn grapheme_cut(text: &str, max: usize) -> usize {
     use unicode_segmentation::GraphemeCursor;
-    let after_max = text.char_indices().nth(max).map_or(text.len(), |(at, _)| at);
+    let after_max = char_end(text, max);
     let mut cursor = GraphemeCursor::new(after_max, text.len(), true);
     match cursor.is_boundary(text, 0) {
         Ok(true) => after_max,

@@ -12,8 +12,9 @@ use super::js::{is_array_index, is_falsy, js_string, to_json_string};
 mod head;
 mod streamed;
 
+use crate::display::char_end;
 pub use head::JSON_HEAD_CHARS;
-use head::{STRING_CAP, char_end};
+use head::STRING_CAP;
 
 /// Top-level arguments read whole, whatever their length (paths, commands and patterns are shown
 /// or counted in full; line numbers are read as numbers).

@@ -9,7 +9,8 @@ use std::borrow::Cow;
 
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 
-use super::head::{JSON_HEAD_CHARS, STRING_CAP, char_end};
+use super::head::{JSON_HEAD_CHARS, STRING_CAP};
+use crate::display::char_end;
 use crate::session::entry::{LineArg, ToolArgs};
 use crate::session::js::{format_number, is_array_index, write_number};
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::search::hit_ranges;
-use crate::display::{one_line, sanitize, truncate};
+use crate::display::{char_end, one_line, sanitize, truncate};
 use crate::session::content::content_text;
 use crate::session::entry::{ToolCall, Usage};
 use crate::session::text::{Tone, format_tool_call};
@@ -282,7 +282,7 @@ fn split_long(text: &str) -> Vec<&str> {
     let mut pieces = Vec::new();
     let mut rest = text;
     while rest.chars().count() > LINE_CHARS {
-        let at = rest.char_indices().nth(LINE_CHARS).map_or(rest.len(), |(i, _)| i);
+        let at = char_end(rest, LINE_CHARS);
         pieces.push(&rest[..at]);
         rest = &rest[at..];
     }
