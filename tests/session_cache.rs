@@ -65,7 +65,7 @@ fn read_and_keep(
     cache: &SessionCache,
     path: &Path,
 ) -> Result<ParsedFile, pitree::session::parse::ParseError> {
-    let read = session_cache::read(Some(cache), path, Level::Whole, parse_file)?;
+    let read = session_cache::read(Some(cache), path, Level::Whole)?;
     if let Some(level) = read.keep {
         cache.put(&read.file, level).unwrap();
     }
@@ -373,8 +373,7 @@ fn a_legacy_file_that_grew_is_read_whole() {
 }
 
 /// A session of about `mb` megabytes in the sandbox: a chain of user and assistant turns with
-/// long answers, a label, a compaction and a branch, so that `show` and `context` have rows and
-/// messages of every common kind.
+/// long answers, and a label, so that `show` and `context` have many rows and messages.
 fn big_session(sandbox: &common::Sandbox, mb: usize) -> PathBuf {
     let dir = sandbox.sessions().join("--home-dev-big--");
     fs::create_dir_all(&dir).unwrap();

@@ -183,11 +183,15 @@ pub struct Fingerprint {
 impl Fingerprint {
     /// Read the two windows of `path` for `offset`; returns the fingerprint and the bytes read.
     pub fn of(path: &Path, offset: u64) -> io::Result<(Fingerprint, u64)> {
-        let file = open_regular(path)?;
+        Fingerprint::of_file(&open_regular(path)?, offset)
+    }
+
+    /// [`Fingerprint::of`] a file already open.
+    pub fn of_file(file: &File, offset: u64) -> io::Result<(Fingerprint, u64)> {
         let head_len = offset.min(FINGERPRINT_WINDOW);
-        let head = read_at(&file, 0, head_len)?;
+        let head = read_at(file, 0, head_len)?;
         let tail_start = offset - offset.min(FINGERPRINT_WINDOW);
-        let tail = read_at(&file, tail_start, offset - tail_start)?;
+        let tail = read_at(file, tail_start, offset - tail_start)?;
         let fp = Fingerprint { head: hash64(&head, 1), before_offset: hash64(&tail, 2) };
         Ok((fp, (head.len() + tail.len()) as u64))
     }

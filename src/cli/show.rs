@@ -99,10 +99,7 @@ impl View<'_> {
 }
 
 pub fn run(args: &ShowArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -> Result<()> {
-    let read = read_or_say(
-        &args.file,
-        session_cache::read(cache, &args.file, Level::Whole, crate::session::parse::parse_file),
-    )?;
+    let read = read_or_say(&args.file, session_cache::read(cache, &args.file, Level::Whole))?;
     let session = Session::from_parsed(read.file);
     keeping(session, cache.zip(read.keep), |session| {
         let view = View::of(session, args.filter);

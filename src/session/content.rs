@@ -15,12 +15,18 @@ use super::line::{lossy, value_as_javascript_reads_it};
 /// session's place would otherwise block the reader forever or read endlessly; the file is opened
 /// without blocking (which changes nothing for a regular file) and checked before any read.
 pub fn open_regular(path: &Path) -> std::io::Result<File> {
+    open_regular_with_meta(path).map(|(file, _)| file)
+}
+
+/// [`open_regular`], with the metadata the check took.
+pub fn open_regular_with_meta(path: &Path) -> std::io::Result<(File, std::fs::Metadata)> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
     }
-    Ok(file)
+    Ok((file, meta))
 }
 
 /// Read the bytes of `span` from `path`.

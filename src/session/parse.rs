@@ -125,7 +125,11 @@ impl ParsedFile {
     /// Whether the file still has the length and modification time it had when it was read: its
     /// content is then taken as the same (pi only appends, and an append changes both).
     pub fn unchanged_on_disk(&self) -> bool {
-        let Ok(meta) = std::fs::metadata(&self.path) else { return false };
+        std::fs::metadata(&self.path).is_ok_and(|meta| self.unchanged_as(&meta))
+    }
+
+    /// [`ParsedFile::unchanged_on_disk`] with the file's metadata as it is now.
+    pub fn unchanged_as(&self, meta: &std::fs::Metadata) -> bool {
         self.modified.is_some() && meta.len() == self.facts.len && meta.modified().ok() == self.modified
     }
 }
@@ -186,8 +190,7 @@ pub fn outline_file(path: &Path) -> Result<ParsedFile, ParseError> {
 type LineReader = fn(&[u8], u32, u64) -> Line;
 
 fn read_file(path: &Path, read: LineReader) -> Result<ParsedFile, ParseError> {
-    let file = super::content::open_regular(path)?;
-    let meta = file.metadata()?;
+    let (file, meta) = super::content::open_regular_with_meta(path)?;
     let mut state = Builder::default();
     read_lines(file, block_for(meta.len()), Position::default(), read, |lines| state.push_all(lines))?;
     state.finish(path.to_path_buf(), meta.modified().ok())
@@ -199,7 +202,7 @@ fn read_file(path: &Path, read: LineReader) -> Result<ParsedFile, ParseError> {
 /// newline (the appended bytes may complete its last line), or it is a legacy file (migrated in
 /// memory as a whole). The result is what [`parse_file`] gives for the whole file.
 pub fn parse_appended(old: &ParsedFile) -> Result<Option<ParsedFile>, ParseError> {
-    let Some(file) = continuation(old)? else { return Ok(None) };
+    let Some((file, meta)) = continuation(old)? else { return Ok(None) };
     let copy = ParsedFile {
         path: old.path.clone(),
         header: old.header.clone(),
@@ -210,34 +213,37 @@ pub fn parse_appended(old: &ParsedFile) -> Result<Option<ParsedFile>, ParseError
         ids: IdIndex::default(),
         modified: old.modified,
     };
-    read_appended(copy, file).map(Some)
+    read_appended(copy, file, meta).map(Some)
 }
 
 /// [`parse_appended`] that takes `old` over instead of copying its entries (it is gone when the
 /// file has to be read whole).
 pub fn parse_appended_to(old: ParsedFile) -> Result<Option<ParsedFile>, ParseError> {
     match continuation(&old)? {
-        Some(file) => read_appended(old, file).map(Some),
+        Some((file, meta)) => read_appended(old, file, meta).map(Some),
         None => Ok(None),
     }
 }
 
-/// `old`'s file, opened, when it can be brought up to date by reading what follows the part read:
-/// a current-version file read to a newline, now longer, with the same first line and the
-/// newline where the read ended.
-fn continuation(old: &ParsedFile) -> Result<Option<std::fs::File>, ParseError> {
+/// `old`'s file, opened, with its metadata, when it can be brought up to date by reading what
+/// follows the part read: a current-version file read to a newline, now longer, with the same
+/// first line and the newline where the read ended.
+fn continuation(old: &ParsedFile) -> Result<Option<(std::fs::File, std::fs::Metadata)>, ParseError> {
     let facts = &old.facts;
     if old.header.version != CURRENT_VERSION || facts.len == 0 || !facts.ends_with_newline {
         return Ok(None);
     }
-    let file = super::content::open_regular(&old.path)?;
-    let grew = file.metadata()?.len() > facts.len && still_starts_as_read(&file, facts)?;
-    Ok(grew.then_some(file))
+    let (file, meta) = super::content::open_regular_with_meta(&old.path)?;
+    let grew = meta.len() > facts.len && still_starts_as_read(&file, facts)?;
+    Ok(grew.then_some((file, meta)))
 }
 
 /// `old` and the lines of `file` (its [`continuation`]) after the part it was read from.
-fn read_appended(old: ParsedFile, mut file: std::fs::File) -> Result<ParsedFile, ParseError> {
-    let meta = file.metadata()?;
+fn read_appended(
+    old: ParsedFile,
+    mut file: std::fs::File,
+    meta: std::fs::Metadata,
+) -> Result<ParsedFile, ParseError> {
     let facts = old.facts;
     file.seek(std::io::SeekFrom::Start(facts.len))?;
     let mut state = Builder {

@@ -35,7 +35,7 @@ use super::tree::{DetailJob, FullTextJob, Report, SearchJob, TreeOptions, TreeOu
 use crate::catalog::search::SearchIndex;
 use crate::catalog::session_cache::{self, Level, SessionCache};
 use crate::catalog::{Catalog, ScanEvent, Scope};
-use crate::session::{Ix, Session, parse};
+use crate::session::{Ix, Session};
 use crate::store::Action;
 
 /// Two clicks on the same row within this many milliseconds open it.
@@ -833,14 +833,14 @@ impl<B: Backend> Runner<B> {
                 return Ok(Opened::from(session_cache::Read::from(cached)));
             }
             if let Some((options, area, theme)) = preview
-                && let Ok(outline) = session_cache::read(cache, &file, Level::Outline, parse::outline_file)
+                && let Ok(outline) = session_cache::read(cache, &file, Level::Outline)
                 && let Ok(frame) =
                     TreeView::open(Session::from_parsed(outline.file), options).preview(area, &theme)
             {
                 let _ = tx.send(Event::TreeOutline { path: file.clone(), frame });
                 crate::memory::release_freed();
             }
-            session_cache::read_fresh(cache, &file, Level::Whole, parse::parse_file).map(Opened::from)
+            session_cache::read_fresh(cache, &file, Level::Whole).map(Opened::from)
         };
         self.open_in_background(path, read, None);
     }

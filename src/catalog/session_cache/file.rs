@@ -28,7 +28,7 @@ use crate::catalog::hash::hash64;
 use crate::catalog::index::Fingerprint;
 use crate::catalog::locate::FileMeta;
 use crate::session::Entry;
-use crate::session::parse::{CURRENT_VERSION, ParsedFile};
+use crate::session::parse::{CURRENT_VERSION, ParseError, ParsedFile};
 
 const MAGIC: &[u8; 8] = b"PITREESC";
 /// Bumped whenever the layout or the meaning of a field changes, and whenever the session
@@ -52,6 +52,16 @@ pub enum Level {
     Outline,
     /// What [`crate::session::Session::open`] reads.
     Whole,
+}
+
+impl Level {
+    /// How a session file is read at this level.
+    pub fn reader(self) -> fn(&Path) -> Result<ParsedFile, ParseError> {
+        match self {
+            Level::Outline => crate::session::parse::outline_file,
+            Level::Whole => crate::session::parse::parse_file,
+        }
+    }
 }
 
 /// What a cache file says about the session file it was made from.

@@ -36,7 +36,7 @@ pub use file::Level;
 use super::cache_file::{create_private_dir, is_temp};
 use super::hash::hash64;
 use super::index::Fingerprint;
-use super::locate::{FileMeta, canonical_key, default_cache_dir, system_time, time_ns};
+use super::locate::{FileMeta, canonical_key, default_cache_dir, system_time};
 use crate::session::ids::IdIndex;
 use crate::session::parse::{ParseError, ParsedFile};
 
@@ -63,6 +63,8 @@ pub struct Cached {
     pub level: Level,
     /// Bytes of the session file read after the cached part (0: none).
     pub appended: u64,
+    /// Message bodies were stepped over ([`SessionCache::skeleton`]): never to be kept.
+    pub skeleton: bool,
 }
 
 impl SessionCache {
@@ -93,10 +95,6 @@ impl SessionCache {
         SessionCache { min_len: bytes, ..self }
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// Whether a session file of `len` bytes is cached at all.
     pub fn takes(&self, len: u64) -> bool {
         len >= self.min_len && self.budget > 0
@@ -112,14 +110,16 @@ impl SessionCache {
     /// [`SessionCache::get`] of any level with the body of every message entry stepped over
     /// (`Kind::Unknown` with an empty type name, see [`codec::Reader::skeleton`]): the graph of
     /// the session, for a caller that reads whole from the session file the few entries it needs
-    /// ([`crate::session::Session::fill`]). Lines appended since are read whole. Not for a legacy
-    /// file, whose entries are not its lines as they read.
+    /// ([`crate::session::Session::fill`]). Lines appended since are read whole. A cache file far
+    /// behind (to be kept again) is decoded whole instead, as [`Cached::skeleton`] says. Not for
+    /// a legacy file, whose entries are not its lines as they read.
     pub fn skeleton(&self, path: &Path) -> Option<Cached> {
         self.get_read(path, Level::Outline, true)
     }
 
     fn get_read(&self, path: &Path, level: Level, skeleton: bool) -> Option<Cached> {
-        let meta = FileMeta::of(&crate::session::content::open_regular(path).ok()?.metadata().ok()?);
+        let (session_file, metadata) = crate::session::content::open_regular_with_meta(path).ok()?;
+        let meta = FileMeta::of(&metadata);
         if !self.takes(meta.len) {
             return None;
         }
@@ -131,10 +131,11 @@ impl SessionCache {
         if !enough || !same_file || meta.len < key.meta.len {
             return None;
         }
-        match Fingerprint::of(path, key.meta.len) {
+        match Fingerprint::of_file(&session_file, key.meta.len) {
             Ok((fingerprint, _)) if fingerprint == key.fingerprint => {}
             _ => return None,
         }
+        let skeleton = skeleton && !is_behind(meta.len - key.meta.len, meta.len);
         let (parts, entries) = opened.read(skeleton)?;
         opened.touch();
         if parts.leaf.is_some_and(|leaf| leaf as usize >= entries.len()) {
@@ -154,10 +155,10 @@ impl SessionCache {
             modified: Some(system_time(key.meta.mtime_ns)),
         };
         if unchanged {
-            return Some(Cached { file: cached, level: key.level, appended: 0 });
+            return Some(Cached { file: cached, level: key.level, appended: 0, skeleton });
         }
         let grown = crate::session::parse::parse_appended_to(cached).ok()??;
-        Some(Cached { appended: meta.len - key.meta.len, file: grown, level: key.level })
+        Some(Cached { appended: meta.len - key.meta.len, file: grown, level: key.level, skeleton })
     }
 
     /// Keep `file`, read at `level`, as the cache file of its session when the session file is
@@ -165,13 +166,12 @@ impl SessionCache {
     /// then drop the least recently used cache files over the budget. Returns whether it was
     /// kept. Errors are for the caller to ignore: a cache that cannot be written is no cache.
     pub fn put(&self, file: &ParsedFile, level: Level) -> std::io::Result<bool> {
-        let meta = FileMeta::of(&crate::session::content::open_regular(&file.path)?.metadata()?);
-        let unchanged =
-            meta.len == file.facts.len && file.modified.is_some_and(|m| time_ns(m) == meta.mtime_ns);
-        if !unchanged || !self.takes(meta.len) {
+        let (session_file, metadata) = crate::session::content::open_regular_with_meta(&file.path)?;
+        let meta = FileMeta::of(&metadata);
+        if !file.unchanged_as(&metadata) || !self.takes(meta.len) {
             return Ok(false);
         }
-        let (fingerprint, _) = Fingerprint::of(&file.path, meta.len)?;
+        let (fingerprint, _) = Fingerprint::of_file(&session_file, meta.len)?;
         let real = canonical_key(&file.path);
         let key = Key { level, meta, fingerprint, path: real.clone() };
         create_private_dir(&self.dir)?;
@@ -221,8 +221,13 @@ impl Cached {
     /// So much was appended since the cache file was written (over an eighth of what it holds)
     /// that it should be written again.
     pub fn is_behind(&self) -> bool {
-        self.appended > self.file.facts.len / 8
+        is_behind(self.appended, self.file.facts.len)
     }
+}
+
+/// Whether `appended` bytes of a session file of `len` are over an eighth of it.
+fn is_behind(appended: u64, len: u64) -> bool {
+    appended > len / 8
 }
 
 /// A session file read through the cache.
@@ -234,46 +239,37 @@ pub struct Read {
 }
 
 impl From<Cached> for Read {
-    /// A read from the cache, kept again only when it is far behind the file.
+    /// A read from the cache, kept again only when it is far behind the file (and whole).
     fn from(cached: Cached) -> Read {
-        Read { keep: cached.is_behind().then_some(cached.level), file: cached.file }
+        Read { keep: (!cached.skeleton && cached.is_behind()).then_some(cached.level), file: cached.file }
     }
 }
 
 /// Read the session at `path` at `level` through `cache`: from its cache file when that is right
-/// (a cached whole parse serves an outline too), else with `read` from the file. A cache that
-/// cannot be read changes nothing but the time it takes.
-pub fn read(
-    cache: Option<&SessionCache>,
-    path: &Path,
-    level: Level,
-    read: fn(&Path) -> Result<ParsedFile, ParseError>,
-) -> Result<Read, ParseError> {
+/// (a cached whole parse serves an outline too), else from the file ([`Level::reader`]). A cache
+/// that cannot be read changes nothing but the time it takes.
+pub fn read(cache: Option<&SessionCache>, path: &Path, level: Level) -> Result<Read, ParseError> {
     match cache.and_then(|c| c.get(path, level)) {
         Some(cached) => Ok(Read::from(cached)),
-        None => read_fresh(cache, path, level, read),
+        None => read_fresh(cache, path, level),
     }
 }
 
-/// Read the session at `path` with `read` from the file, without asking `cache` (a caller that
-/// asked it already), to be kept there at `level` when the cache takes a file of its size.
-pub fn read_fresh(
-    cache: Option<&SessionCache>,
-    path: &Path,
-    level: Level,
-    read: fn(&Path) -> Result<ParsedFile, ParseError>,
-) -> Result<Read, ParseError> {
-    let fresh = read(path)?;
+/// Read the session at `path` at `level` from the file, without asking `cache` (a caller that
+/// asked it already), to be kept there when the cache takes a file of its size.
+pub fn read_fresh(cache: Option<&SessionCache>, path: &Path, level: Level) -> Result<Read, ParseError> {
+    let fresh = level.reader()(path)?;
     Ok(Read { keep: cache.is_some_and(|c| c.takes(fresh.facts.len)).then_some(level), file: fresh })
 }
 
 /// Read the session at `path` for a caller that needs only its graph and then reads whole the
-/// entries it uses ([`crate::session::Session::fill`]): its skeleton from the cache
-/// ([`SessionCache::skeleton`]) when that is right and not far behind the file, else its outline
-/// through [`read`] (to be kept, as there). A skeleton is never kept.
+/// entries it uses ([`crate::session::Session::fill`]): from the cache as
+/// [`SessionCache::skeleton`] reads it when that is right (kept again when it was far behind,
+/// never as a skeleton), else its outline through [`read`] (which decodes a legacy file's cache
+/// file whole).
 pub fn read_skeleton(cache: Option<&SessionCache>, path: &Path) -> Result<Read, ParseError> {
-    match cache.and_then(|c| c.skeleton(path)).filter(|cached| !cached.is_behind()) {
-        Some(cached) => Ok(Read { keep: None, file: cached.file }),
-        None => read(cache, path, Level::Outline, crate::session::parse::outline_file),
+    match cache.and_then(|c| c.skeleton(path)) {
+        Some(cached) => Ok(Read::from(cached)),
+        None => read(cache, path, Level::Outline),
     }
 }

@@ -10,7 +10,6 @@ use color_eyre::eyre::{Result, eyre};
 use crate::catalog::session_cache::{self, Level, SessionCache};
 use crate::display::{one_line, sanitize};
 use crate::session::entry::{Kind, Message, TextHead, Usage};
-use crate::session::parse::parse_file;
 use crate::session::text::format_tool_call;
 use crate::session::{Ix, Session};
 
@@ -98,8 +97,7 @@ pub fn load(
         Some(last) if last.file.unchanged_on_disk() => (Arc::clone(last), None),
         Some(last) => (Arc::new(last.reread().map_err(|e| eyre!("{e}"))?), None),
         None => {
-            let read =
-                session_cache::read(cache, path, Level::Whole, parse_file).map_err(|e| eyre!("{e}"))?;
+            let read = session_cache::read(cache, path, Level::Whole).map_err(|e| eyre!("{e}"))?;
             (Arc::new(Session::from_parsed(read.file)), read.keep)
         }
     };
