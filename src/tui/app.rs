@@ -866,9 +866,7 @@ impl<B: Backend> Runner<B> {
             if let Some(report) = after.filter(|_| session.is_some()) {
                 let _ = tx.send(Event::Tree(report));
             }
-            if let (Some(cache), Some(level), Some(session)) = (cache, keep, session) {
-                let _ = cache.put(&session.file, level);
-            }
+            keep_read(cache.as_ref(), keep, session.as_deref());
         });
     }
 
@@ -1037,9 +1035,7 @@ impl PreviewWorker {
                 if tx.send(Event::Preview { path, result }).is_err() {
                     return;
                 }
-                if let (Some(cache), Some(level), Some(session)) = (&cache, keep, &last) {
-                    let _ = cache.put(&session.file, level);
-                }
+                keep_read(cache.as_ref(), keep, last.as_deref());
             }
         });
         PreviewWorker { wanted }
@@ -1113,6 +1109,14 @@ fn next_batch(events: &Receiver<Event>, deadline_ms: Option<i64>) -> Result<Opti
     let mut batch: Vec<Event> = first.into_iter().collect();
     batch.extend(events.try_iter());
     Ok(Some(batch))
+}
+
+/// Keep a session just read in the parsed-session cache when its read said to (at that level);
+/// a cache that cannot be written is no cache, so an error is ignored.
+fn keep_read(cache: Option<&SessionCache>, level: Option<Level>, session: Option<&Session>) {
+    if let (Some(cache), Some(level), Some(session)) = (cache, level, session) {
+        let _ = cache.put(&session.file, level);
+    }
 }
 
 #[cfg(test)]
