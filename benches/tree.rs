@@ -35,14 +35,14 @@ pub struct CachedOpens {
 
 /// Launch to the frame with keys answered, median over runs.
 fn cached_frame(m: &Measured<CachedReport>) -> Duration {
-    median(&m.reports.iter().map(|r| r.frame).collect::<Vec<_>>())
+    over_runs(m, |r| r.frame)
 }
 
 impl CachedOpens {
     /// What reading the appended megabyte alone takes (median over the grown runs).
     pub fn reading_appended(&self) -> Result<Duration> {
         match &self.grown {
-            Ok(m) => Ok(median(&m.reports.iter().map(|r| r.appended_parse).collect::<Vec<_>>())),
+            Ok(m) => Ok(over_runs(m, |r| r.appended_parse)),
             Err(e) => Err(eyre!("{e}")),
         }
     }
@@ -96,10 +96,13 @@ pub fn cached_rows(cached: &CachedOpens) -> Vec<Row> {
                 "Open the big session again (from the cache): launch to the first frame, every key answered"
                     .into(),
             pitree: cell(&cached.unchanged, |m| {
-                let read = median(&m.reports.iter().map(|r| r.read).collect::<Vec<_>>());
-                format!("{} (the cache read {})", duration(cached_frame(m)), duration(read))
+                format!(
+                    "{} (the cache read {})",
+                    duration(cached_frame(m)),
+                    duration(over_runs(m, |r| r.read))
+                )
             }),
-            pitree_rss: cell(&cached.unchanged, |m| size(m.reports.iter().map(|r| r.rss).max().unwrap_or(0))),
+            pitree_rss: cell(&cached.unchanged, |m| size(peak(m, |r| r.rss))),
             reference: "–".into(),
             reference_rss: "–".into(),
             judged: judge(&cached.unchanged, |m| {
@@ -118,12 +121,12 @@ pub fn cached_rows(cached: &CachedOpens) -> Vec<Row> {
 }
 
 /// The median over runs of one time of the report.
-fn over_runs(m: &Measured<TreeReport>, which: impl Fn(&TreeReport) -> Duration) -> Duration {
+fn over_runs<R>(m: &Measured<R>, which: impl Fn(&R) -> Duration) -> Duration {
     median(&m.reports.iter().map(which).collect::<Vec<_>>())
 }
 
 /// The largest over runs of one RSS mark of the report.
-fn peak(m: &Measured<TreeReport>, which: impl Fn(&TreeReport) -> u64) -> u64 {
+fn peak<R>(m: &Measured<R>, which: impl Fn(&R) -> u64) -> u64 {
     m.reports.iter().map(which).max().unwrap_or(0)
 }
 
