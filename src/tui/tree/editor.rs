@@ -92,12 +92,18 @@ impl Editor {
 
     /// Insert text at the cursor (a paste; newlines become spaces in a single-line editor).
     pub fn insert(&mut self, text: &str) {
+        self.insert_text(text);
+        self.goal = None;
+        self.scroll_to_cursor();
+    }
+
+    /// [`Editor::insert`] without the scroll, for a key, after which [`Editor::handle_key`]
+    /// scrolls.
+    fn insert_text(&mut self, text: &str) {
         let text =
             if self.multiline { text.replace("\r\n", "\n").replace('\r', "\n") } else { single_line(text) };
         self.text.insert_str(self.cursor, &text);
         self.cursor += text.len();
-        self.goal = None;
-        self.scroll_to_cursor();
     }
 
     /// Apply an editing key: characters, Backspace/Delete, ←/→, Home/End and Ctrl+A/Ctrl+E (start
@@ -110,7 +116,7 @@ impl Editor {
         self.scroll_to_cursor();
         match key.code {
             KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => {
-                self.insert(c.encode_utf8(&mut [0; 4]))
+                self.insert_text(c.encode_utf8(&mut [0; 4]))
             }
             KeyCode::Char('u') if ctrl => {
                 self.text.drain(..self.cursor);
@@ -124,7 +130,7 @@ impl Editor {
             }
             KeyCode::Char('a') if ctrl => self.cursor = self.row_end(false),
             KeyCode::Char('e') if ctrl => self.cursor = self.row_end(true),
-            KeyCode::Enter if self.multiline => self.insert("\n"),
+            KeyCode::Enter if self.multiline => self.insert_text("\n"),
             KeyCode::Backspace => {
                 let start = self.prev_boundary();
                 self.text.drain(start..self.cursor);
