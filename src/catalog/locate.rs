@@ -10,13 +10,15 @@
 //! found here too.
 
 use std::collections::{HashMap, HashSet};
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, Metadata};
 use std::path::{Component, Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use color_eyre::eyre::{Result, eyre};
 use rayon::prelude::*;
+
+use super::hash::{FastMap, FastSet};
 
 /// A folder or file that could not be read; listing goes on without it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -412,31 +414,84 @@ pub fn canonical_key(path: &Path) -> PathBuf {
     fs::canonicalize(path).unwrap_or_else(|_| lexical_absolute(path))
 }
 
-/// [`canonical_key`] for many paths in a few folders: each folder is resolved once, and a path
-/// whose last part is not a symbolic link is its folder's real path joined with its name (what
-/// resolving it whole gives), for one `lstat` instead of a `readlink` per part of the path. A
-/// path this cannot say (no folder, a link, missing) is resolved whole.
-pub struct RealPaths {
-    folders: HashMap<PathBuf, Option<PathBuf>>,
+/// [`canonical_key`] for many paths in a few folders, with each folder resolved and listed once
+/// (for a `readlink` per folder instead of one per part of every path): a file that is not a
+/// symlink resolves to its folder's canonical path joined with its name, which is what resolving
+/// it whole gives. Anything else (a symlink, a file not listed, a path not ending in a plain name)
+/// is resolved whole.
+#[derive(Default)]
+pub struct RealPaths(FastMap<OsString, Option<Folder>>);
+
+struct Folder {
+    canonical: PathBuf,
+    /// The names of the entries that are not symlinks.
+    plain: FastSet<OsString>,
 }
 
 impl RealPaths {
-    /// Resolve the folders of `paths`, in parallel.
-    pub fn of_folders<'a>(paths: impl IntoIterator<Item = &'a Path>) -> RealPaths {
-        let folders: HashSet<&Path> =
-            paths.into_iter().filter_map(Path::parent).filter(|d| !d.as_os_str().is_empty()).collect();
-        let folders = folders.into_par_iter().map(|d| (d.to_path_buf(), fs::canonicalize(d).ok())).collect();
-        RealPaths { folders }
+    /// The folders of `paths` resolved and listed.
+    pub fn of<'a>(paths: impl Iterator<Item = &'a Path>) -> RealPaths {
+        let mut folders = RealPaths::default();
+        folders.add(paths);
+        folders
+    }
+
+    /// Resolve and list the folders of `paths` not seen yet. A file made in one after it was listed
+    /// is resolved whole.
+    pub fn add<'a>(&mut self, paths: impl Iterator<Item = &'a Path>) {
+        let wanted: FastSet<&OsStr> = paths
+            .filter_map(|p| split(p).map(|(folder, _)| folder))
+            .filter(|folder| !self.0.contains_key(*folder))
+            .collect();
+        let wanted: Vec<&OsStr> = wanted.into_iter().collect();
+        let read = |folder: &OsStr| (folder.to_owned(), Folder::read(Path::new(folder)));
+        match wanted.len() {
+            0 | 1 => self.0.extend(wanted.into_iter().map(read)),
+            _ => self.0.extend(wanted.into_par_iter().map(read).collect::<Vec<_>>()),
+        }
     }
 
     /// `canonical_key(path)`.
     pub fn key(&self, path: &Path) -> PathBuf {
-        let real_folder = path.parent().and_then(|d| self.folders.get(d)?.as_ref());
-        match (real_folder, path.file_name(), fs::symlink_metadata(path)) {
-            (Some(folder), Some(name), Ok(meta)) if !meta.file_type().is_symlink() => folder.join(name),
-            _ => canonical_key(path),
-        }
+        let by_folder = split(path).and_then(|(folder, name)| {
+            let folder = self.0.get(folder)?.as_ref()?;
+            folder.plain.contains(name).then(|| folder.canonical.join(name))
+        });
+        by_folder.unwrap_or_else(|| canonical_key(path))
     }
+}
+
+impl Folder {
+    fn read(folder: &Path) -> Option<Folder> {
+        let canonical = std::fs::canonicalize(folder).ok()?;
+        let plain = std::fs::read_dir(folder)
+            .ok()?
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
+            .map(|e| e.file_name())
+            .collect();
+        Some(Folder { canonical, plain })
+    }
+}
+
+/// A path's folder and its last component, when the path is `<folder>/<name>` with a plain name
+/// (not `.` or `..`, no separator after it).
+#[cfg(unix)]
+fn split(path: &Path) -> Option<(&OsStr, &OsStr)> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    let slash = memchr::memrchr(b'/', bytes)?;
+    let name = &bytes[slash + 1..];
+    if name.is_empty() || name == b"." || name == b".." {
+        return None;
+    }
+    let folder = if slash == 0 { &bytes[..1] } else { &bytes[..slash] };
+    Some((OsStr::from_bytes(folder), OsStr::from_bytes(name)))
+}
+
+#[cfg(not(unix))]
+fn split(_: &Path) -> Option<(&OsStr, &OsStr)> {
+    None
 }
 
 #[cfg(test)]
@@ -470,7 +525,7 @@ mod tests {
         .map(|p| root.join(p))
         .chain([PathBuf::from("a.jsonl"), PathBuf::from("/"), PathBuf::new()])
         .collect();
-        let real = RealPaths::of_folders(paths.iter().map(PathBuf::as_path));
+        let real = RealPaths::of(paths.iter().map(PathBuf::as_path));
         for path in &paths {
             assert_eq!(real.key(path), canonical_key(path), "{}", path.display());
         }

@@ -443,7 +443,7 @@ impl SearchIndex {
 
     fn tree(&self, sessions: &[SessionSummary], subset: &[usize]) -> Vec<Row> {
         let nodes = self.nodes.get_or_init(|| {
-            let real = RealPaths::of_folders(
+            let real = RealPaths::of(
                 sessions.iter().flat_map(|s| [Some(s.path.as_path()), parent_path(s)]).flatten(),
             );
             sessions

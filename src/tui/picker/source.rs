@@ -10,15 +10,14 @@
 //! for the worker's read if one is under way). A search ranks the rows without their match
 //! positions; the title matches are found for the rows drawn ([`SessionList::title_hits`]).
 
-use std::ffi::{OsStr, OsString};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::catalog::hash::{FastMap, FastSet};
-use crate::catalog::locate::canonical_key;
+use crate::catalog::hash::FastSet;
+use crate::catalog::locate::{RealPaths, canonical_key};
 use crate::catalog::search::{PreparedQuery, SearchIndex};
 use crate::catalog::thread::{self, Node};
 use crate::catalog::{DeferredTexts, SessionSummary, TieBreak};
@@ -62,10 +61,10 @@ impl Found {
 }
 
 /// [`Found::new`] for the summaries of a scan, batch after batch: each folder is resolved and
-/// listed once, when the first of its sessions comes (see `Folders`), and the keys of a large batch
+/// listed once, when the first of its sessions comes ([`RealPaths`]), and the keys of a large batch
 /// are found in parallel.
 #[derive(Default)]
-pub struct KeyCache(Folders);
+pub struct KeyCache(RealPaths);
 
 impl KeyCache {
     pub fn found(&mut self, summaries: Vec<SessionSummary>) -> Vec<Found> {
@@ -83,84 +82,6 @@ impl KeyCache {
             _ => summaries.into_par_iter().map(found).collect(),
         }
     }
-}
-
-/// [`canonical_key`] with each folder resolved and listed once: a file that is not a symlink
-/// resolves to its folder's canonical path joined with its name, which is what resolving it whole
-/// gives. Anything else (a symlink, a file not listed, a path not ending in a plain name) is
-/// resolved whole.
-#[derive(Default)]
-struct Folders(FastMap<OsString, Option<Folder>>);
-
-struct Folder {
-    canonical: PathBuf,
-    /// The names of the entries that are not symlinks.
-    plain: FastSet<OsString>,
-}
-
-impl Folders {
-    #[cfg(test)]
-    fn of<'a>(paths: impl Iterator<Item = &'a Path>) -> Folders {
-        let mut folders = Folders::default();
-        folders.add(paths);
-        folders
-    }
-
-    /// Resolve and list the folders of `paths` not seen yet. A file made in one after it was listed
-    /// is resolved whole.
-    fn add<'a>(&mut self, paths: impl Iterator<Item = &'a Path>) {
-        let wanted: FastSet<&OsStr> = paths
-            .filter_map(|p| split(p).map(|(folder, _)| folder))
-            .filter(|folder| !self.0.contains_key(*folder))
-            .collect();
-        let wanted: Vec<&OsStr> = wanted.into_iter().collect();
-        let read = |folder: &OsStr| (folder.to_owned(), Folder::read(Path::new(folder)));
-        match wanted.len() {
-            0 | 1 => self.0.extend(wanted.into_iter().map(read)),
-            _ => self.0.extend(wanted.into_par_iter().map(read).collect::<Vec<_>>()),
-        }
-    }
-
-    fn key(&self, path: &Path) -> PathBuf {
-        let by_folder = split(path).and_then(|(folder, name)| {
-            let folder = self.0.get(folder)?.as_ref()?;
-            folder.plain.contains(name).then(|| folder.canonical.join(name))
-        });
-        by_folder.unwrap_or_else(|| canonical_key(path))
-    }
-}
-
-impl Folder {
-    fn read(folder: &Path) -> Option<Folder> {
-        let canonical = std::fs::canonicalize(folder).ok()?;
-        let plain = std::fs::read_dir(folder)
-            .ok()?
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
-            .map(|e| e.file_name())
-            .collect();
-        Some(Folder { canonical, plain })
-    }
-}
-
-/// A path's folder and its last component, when the path is `<folder>/<name>` with a plain name
-/// (not `.` or `..`, no separator after it).
-#[cfg(unix)]
-fn split(path: &Path) -> Option<(&OsStr, &OsStr)> {
-    use std::os::unix::ffi::OsStrExt;
-    let bytes = path.as_os_str().as_bytes();
-    let slash = memchr::memrchr(b'/', bytes)?;
-    let name = &bytes[slash + 1..];
-    if name.is_empty() || name == b"." || name == b".." {
-        return None;
-    }
-    let folder = if slash == 0 { &bytes[..1] } else { &bytes[..slash] };
-    Some((OsStr::from_bytes(folder), OsStr::from_bytes(name)))
-}
-
-#[cfg(not(unix))]
-fn split(_: &Path) -> Option<(&OsStr, &OsStr)> {
-    None
 }
 
 /// The texts a warm scan of the list left to read ([`DeferredTexts`]), for the event that carries
@@ -472,7 +393,7 @@ mod tests {
         .map(|p| tmp.path().join(p))
         .chain([PathBuf::from("a.jsonl"), PathBuf::from("/"), PathBuf::from("relative/x.jsonl")])
         .collect();
-        let folders = Folders::of(paths.iter().map(PathBuf::as_path));
+        let folders = RealPaths::of(paths.iter().map(PathBuf::as_path));
         for path in &paths {
             assert_eq!(folders.key(path), canonical_key(path), "{}", path.display());
         }
