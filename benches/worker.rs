@@ -371,11 +371,14 @@ fn parse_appended_alone(file: &Path, appended: u64) -> Result<Duration> {
     if appended == 0 {
         return Ok(Duration::ZERO);
     }
-    let bytes = fs::read(file).wrap_err_with(|| format!("reading {}", file.display()))?;
-    let header_end = memchr::memchr(b'\n', &bytes).map_or(bytes.len(), |i| i + 1);
-    let tail = bytes.len() - usize::try_from(appended)?.min(bytes.len() - header_end);
-    let alone = [&bytes[..header_end], &bytes[tail..]].concat();
-    drop(bytes);
+    use std::io::{BufRead, Read, Seek, SeekFrom};
+    let reading = || format!("reading {}", file.display());
+    let mut reader = std::io::BufReader::new(fs::File::open(file).wrap_err_with(reading)?);
+    let mut alone = Vec::new();
+    let header_len = reader.read_until(b'\n', &mut alone).wrap_err_with(reading)? as u64;
+    let len = reader.get_ref().metadata().wrap_err_with(reading)?.len();
+    reader.seek(SeekFrom::Start(len - appended.min(len - header_len))).wrap_err_with(reading)?;
+    reader.read_to_end(&mut alone).wrap_err_with(reading)?;
     let started = Instant::now();
     black_box(pitree::session::parse::parse_bytes(&alone, file.to_path_buf()).map_err(|e| eyre!("{e}"))?);
     Ok(started.elapsed())
