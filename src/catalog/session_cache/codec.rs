@@ -13,6 +13,26 @@ use std::ops::Range;
 use crate::session::entry::{Entry, Kind, LineArg, Message, Text, TextHead, ToolArgs, ToolCall, Usage};
 use crate::session::parse::{Damage, DamageKind, FileFacts, Header};
 
+/// How many entries ahead [`Writer::entries`] asks for a message to be brought into the cache.
+const PREFETCH_AHEAD: usize = 8;
+
+/// Ask the CPU to bring `message` into its cache. A big session's messages are each an
+/// allocation of their own that is long out of the cache when they are encoded: waiting for
+/// each in turn was half of the encoder's time.
+fn prefetch(message: &Message) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let at = (message as *const Message).cast::<i8>();
+        for line in (0..size_of::<Message>()).step_by(64) {
+            // SAFETY: a prefetch reads nothing and faults on no address; SSE is part of x86_64.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(line)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = message;
+}
+
 /// Encodes values: their bytes, and the text of their strings apart.
 #[derive(Default)]
 pub struct Writer {
@@ -21,13 +41,17 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// The encoding: the length of the values' bytes, those bytes, then the text.
-    pub fn finish(self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(8 + self.bytes.len() + self.text.len());
+    /// The encoding, into `out` (emptied first): the length of the values' bytes, those bytes,
+    /// then the text. The writer is left empty with its buffers kept, so one used again touches
+    /// no fresh memory once it is big enough.
+    pub fn finish_into(&mut self, out: &mut Vec<u8>) {
+        out.clear();
+        out.reserve(8 + self.bytes.len() + self.text.len());
         out.extend_from_slice(&(self.bytes.len() as u64).to_le_bytes());
         out.extend_from_slice(&self.bytes);
         out.extend_from_slice(self.text.as_bytes());
-        out
+        self.bytes.clear();
+        self.text.clear();
     }
 
     fn u8(&mut self, v: u8) {
@@ -88,7 +112,10 @@ impl Writer {
 
     pub fn entries(&mut self, entries: &[Entry]) {
         self.u64(entries.len() as u64);
-        for e in entries {
+        for (i, e) in entries.iter().enumerate() {
+            if let Some(Kind::Message(m)) = entries.get(i + PREFETCH_AHEAD).map(|e| &e.kind) {
+                prefetch(m);
+            }
             self.entry(e);
         }
     }

@@ -242,36 +242,70 @@ pub fn write(path: &Path, key: &Key, file: &ParsedFile) -> io::Result<()> {
 /// The segments written after the header's place, then the header, the path and the table.
 fn write_to(out: &File, key: &Key, file: &ParsedFile) -> io::Result<()> {
     let path_bytes = key.path.as_os_str().as_encoded_bytes();
-    let runs = file.entries.chunks(SEGMENT_ENTRIES);
+    let runs: Vec<&[Entry]> = file.entries.chunks(SEGMENT_ENTRIES).collect();
     let count = 1 + runs.len();
-    let mut offset = (HEADER_LEN + path_bytes.len() + count * TABLE_ROW) as u64;
-    let mut table = Vec::with_capacity(count * TABLE_ROW);
-    let mut put = |bytes: &[u8], entries: usize| -> io::Result<()> {
-        out.write_all_at(bytes, offset)?;
-        for word in [offset, bytes.len() as u64, entries as u64, hash64(bytes, 9)] {
-            table.extend_from_slice(&word.to_le_bytes());
-        }
-        offset += bytes.len() as u64;
-        Ok(())
+    let mut segments = Segments {
+        out,
+        offset: (HEADER_LEN + path_bytes.len() + count * TABLE_ROW) as u64,
+        table: Vec::with_capacity(count * TABLE_ROW),
     };
-    let mut parts = Writer::default();
-    parts.file_parts(&file.header, &file.damage, &file.facts, file.leaf);
-    put(&parts.finish(), 0)?;
-    let runs: Vec<&[Entry]> = runs.collect();
+    let mut parts = Slot::default();
+    parts.writer.file_parts(&file.header, &file.damage, &file.facts, file.leaf);
+    parts.seal(0);
+    segments.write(std::slice::from_mut(&mut parts))?;
+    // Each slot encodes one segment of a batch, its buffers kept from batch to batch.
+    let mut slots: Vec<Slot> = (0..SEGMENTS_AT_ONCE).map(|_| Slot::default()).collect();
     for batch in runs.chunks(SEGMENTS_AT_ONCE) {
-        let encoded: Vec<Vec<u8>> = batch
-            .par_iter()
-            .map(|run| {
-                let mut w = Writer::default();
-                w.entries(run);
-                w.finish()
-            })
-            .collect();
-        for (bytes, run) in encoded.iter().zip(batch) {
-            put(bytes, run.len())?;
-        }
+        let slots = &mut slots[..batch.len()];
+        slots.par_iter_mut().zip(batch).for_each(|(slot, run)| {
+            slot.writer.entries(run);
+            slot.seal(run.len());
+        });
+        segments.write(slots)?;
     }
-    out.write_all_at(&header(key, path_bytes, &table), 0)
+    out.write_all_at(&header(key, path_bytes, &segments.table), 0)
+}
+
+/// One segment being made: its encoding, hash and number of entries.
+#[derive(Default)]
+struct Slot {
+    writer: Writer,
+    bytes: Vec<u8>,
+    hash: u64,
+    entries: usize,
+    /// Where it goes in the cache file.
+    at: u64,
+}
+
+impl Slot {
+    /// Finish the values written as this segment's bytes, with `entries` entries.
+    fn seal(&mut self, entries: usize) {
+        self.writer.finish_into(&mut self.bytes);
+        self.hash = hash64(&self.bytes, 9);
+        self.entries = entries;
+    }
+}
+
+/// The segments of a cache file as they are written: where the next one goes, and the table.
+struct Segments<'a> {
+    out: &'a File,
+    offset: u64,
+    table: Vec<u8>,
+}
+
+impl Segments<'_> {
+    /// Place `slots` one after the other and write them, each on a thread of its own.
+    fn write(&mut self, slots: &mut [Slot]) -> io::Result<()> {
+        for slot in slots.iter_mut() {
+            slot.at = self.offset;
+            for word in [self.offset, slot.bytes.len() as u64, slot.entries as u64, slot.hash] {
+                self.table.extend_from_slice(&word.to_le_bytes());
+            }
+            self.offset += slot.bytes.len() as u64;
+        }
+        let out = self.out;
+        slots.par_iter().try_for_each(|slot| out.write_all_at(&slot.bytes, slot.at))
+    }
 }
 
 /// The header, path and table of a cache file.
