@@ -73,6 +73,8 @@ const HEADER_LEN: usize = 64;
 const TEXTS_HEADER_LEN: u64 = 16;
 /// A texts file smaller than this is never compacted.
 const COMPACT_MIN: u64 = 4 << 20;
+/// Texts appended with one `writev` call (Linux takes at most 1,024 buffers in one).
+const TEXTS_PER_WRITE: usize = 1024;
 /// The records section is read through a buffer of this size ([`read_records`]).
 const READ_BLOCK: usize = 256 << 10;
 /// Bytes hashed at the start of a file and before the stored offset.
@@ -414,9 +416,17 @@ impl Index {
         if texts.len > COMPACT_MIN && texts.len > 2 * live_texts_len(&records) {
             texts = TextsFile::create(&texts_path(path))?;
         }
-        let places = texts.place(&records, source)?;
+        let plans: Vec<Plan> =
+            records.par_iter().map(|r| texts.plan_texts(r, source)).collect::<Result<_>>()?;
+        let new_texts: Vec<&str> =
+            plans.iter().zip(&records).flat_map(|(plan, r)| plan.new_texts(r)).collect();
+        let places = texts.place(&records, &plans, &new_texts)?;
         let tmp = temp_name(path);
-        let written = write_private(&tmp, &records, &places, &texts).and_then(|()| {
+        // The texts are appended while the records are written; the records take the index's
+        // place only once both are done.
+        let (appended, written) =
+            rayon::join(|| texts.append(&new_texts), || write_private(&tmp, &records, &places, &texts));
+        let written = appended.and(written).and_then(|()| {
             fs::rename(&tmp, path).wrap_err_with(|| format!("cannot replace {}", path.display()))
         });
         if written.is_err() {
@@ -472,15 +482,12 @@ impl TextsFile {
         Ok(TextsFile { file, id, len: TEXTS_HEADER_LEN })
     }
 
-    /// Where each record's texts are in this file: the places they have when they are in it,
-    /// else new ones after its end, where they are appended: from memory after the pieces of the
-    /// record's prefix, or, for a record read from another texts file without its texts (or with
-    /// too many pieces), read whole from `source`.
-    fn place(&mut self, records: &[&Record], source: Option<TextSource<'_>>) -> Result<Vec<Stored>> {
-        let plans: Vec<Plan> =
-            records.par_iter().map(|r| self.plan_texts(r, source)).collect::<Result<_>>()?;
-        let new_texts: Vec<&str> =
-            plans.iter().zip(records).flat_map(|(plan, r)| plan.new_texts(r)).collect();
+    /// Where each record's texts are in this file, by its plan: the places they have when they
+    /// are in it, else new ones after its end, where `new_texts` (the plans' new texts, in
+    /// order) are to be appended ([`TextsFile::append`]): after the pieces of the record's
+    /// prefix, or, for a record read from another texts file without its texts (or with too
+    /// many pieces), whole. The file's length is then where the appended texts will end.
+    fn place(&mut self, records: &[&Record], plans: &[Plan], new_texts: &[&str]) -> Result<Vec<Stored>> {
         let hashes: Vec<u64> = new_texts.par_iter().map(|t| hash64(t.as_bytes(), 5)).collect();
         let mut refs = Vec::with_capacity(new_texts.len());
         let mut offset = self.len;
@@ -488,13 +495,6 @@ impl TextsFile {
             refs.push(TextRef { offset, len: text.len() as u64, hash });
             offset += text.len() as u64;
         }
-        let mut out = io::BufWriter::with_capacity(1 << 20, &self.file);
-        new_texts
-            .iter()
-            .try_for_each(|t| out.write_all(t.as_bytes()))
-            .and_then(|()| out.flush())
-            .wrap_err("cannot write the index texts")?;
-        drop(out);
         self.len = offset;
         let mut refs = refs.into_iter();
         let mut next = || refs.next().ok_or_else(|| eyre!("an index text went missing"));
@@ -518,6 +518,29 @@ impl TextsFile {
                 }
             })
             .collect()
+    }
+
+    /// Append `texts` to the file, many at a time in one call and without copying them first.
+    fn append(&self, texts: &[&str]) -> Result<()> {
+        let mut file = &self.file;
+        for batch in texts.chunks(TEXTS_PER_WRITE) {
+            let mut slices: Vec<io::IoSlice<'_>> =
+                batch.iter().map(|t| io::IoSlice::new(t.as_bytes())).collect();
+            let mut left = &mut slices[..];
+            io::IoSlice::advance_slices(&mut left, 0);
+            while !left.is_empty() {
+                match file.write_vectored(left) {
+                    Ok(0) => {
+                        return Err(io::Error::from(io::ErrorKind::WriteZero))
+                            .wrap_err("cannot write the index texts");
+                    }
+                    Ok(n) => io::IoSlice::advance_slices(&mut left, n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e).wrap_err("cannot write the index texts"),
+                }
+            }
+        }
+        Ok(())
     }
 
     /// How the texts of `r` get into this file.
@@ -1292,6 +1315,23 @@ mod tests {
         assert_eq!(lazy.records[OsStr::new("/a.jsonl")].resume.state.all_text, "");
         lazy.load_texts().unwrap();
         assert_eq!(unstored(&lazy, "/a.jsonl"), records[0]);
+    }
+
+    /// More texts than one `writev` call appends, empty ones among them, each read back as it
+    /// was saved, at the offsets the records were given.
+    #[test]
+    fn texts_of_many_writes_read_back_in_their_places() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache/index.bin");
+        let text =
+            |i: usize| if i.is_multiple_of(7) { String::new() } else { format!("text {i} ").repeat(i % 13) };
+        let saved: Vec<Record> =
+            (0..3 * TEXTS_PER_WRITE / 2).map(|i| record(&format!("/s/{i:05}.jsonl"), &text(i))).collect();
+        assert!(Index::save(&path, saved.iter(), None).unwrap());
+        let loaded = Index::load(&path, true).unwrap();
+        for r in &saved {
+            assert_eq!(unstored(&loaded, r.path.to_str().unwrap()), *r);
+        }
     }
 
     /// A records section of several read blocks, with records across block ends and one longer
