@@ -162,6 +162,25 @@ fn fake_pi(file: &std::path::Path) -> std::process::Child {
     child
 }
 
+/// `list --json` marks the session a running pi holds as live, and no other (the look through
+/// `/proc` runs beside the listing).
+#[test]
+fn list_marks_the_session_a_running_pi_holds_as_live() {
+    let sb = Sandbox::with_fixtures();
+    let f = sb.find(BRANCHED);
+    let mut pi = fake_pi(&f);
+    let listed = ok(&sb.pitree(&["list", "--all", "--json"]));
+    pi.kill().unwrap();
+    pi.wait().unwrap();
+    let rows: Vec<serde_json::Value> = listed.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(rows.len() > 1, "{listed}");
+    assert_eq!(rows.iter().filter(|r| r["live"] == true).count(), 1, "{listed}");
+    for row in &rows {
+        let held = std::path::Path::new(row["path"].as_str().unwrap()) == f;
+        assert_eq!(row["live"], held, "{row}");
+    }
+}
+
 #[test]
 fn delete_refuses_a_session_a_running_pi_has_open_unless_forced() {
     let sb = Sandbox::with_fixtures();

@@ -99,7 +99,10 @@ pub fn run(args: &ListArgs, session_dir: Option<&Path>, out: &mut dyn Write) -> 
     if searching {
         parse_query(query)?;
     }
-    let live = crate::store::live::scan();
+    // `/proc` is looked through on a thread of its own while the files are listed and read;
+    // the first session marked waits for it.
+    let scanning = std::thread::spawn(crate::store::live::scan);
+    let live = std::sync::LazyLock::new(move || scanning.join().unwrap_or_default());
     let catalog = Catalog::open(root, default_cache_dir(&env).as_deref())
         .with_texts(searching)
         .with_live(move |path| !live.is_empty() && live.contains(path));
