@@ -10,7 +10,7 @@ use pitree::session::entry::Entry;
 use pitree::session::line::{Line, parse_line};
 use pitree::session::outline::outline_line;
 use pitree::session::parse::{ParsedFile, outline_file, parse_file};
-use pitree::session::{Ix, Session};
+use pitree::session::{Ix, Session, context};
 use pitree::tui::theme::Theme;
 use pitree::tui::tree::{TreeOptions, TreeView};
 use proptest::prelude::*;
@@ -22,7 +22,7 @@ use ratatui::layout::Rect;
 fn shape(e: &Entry) -> String {
     let m = e.message();
     format!(
-        "{} {:?} {} {:?} {} {:?} {:?} {} {:?} {:?} {:?} {:?} {:?}",
+        "{} {:?} {} {:?} {} {:?} {:?} {} {:?} {:?} {:?} {:?} {:?} {:?}",
         e.id,
         e.parent_id,
         e.timestamp,
@@ -34,6 +34,8 @@ fn shape(e: &Entry) -> String {
         m.map(|m| &m.role),
         m.map(|m| &m.stop_reason),
         m.map(|m| (&m.tool_call_id, &m.tool_name, m.has_content)),
+        // What `pitree context` reports of the path without reading its entries whole.
+        m.map(|m| (&m.provider, &m.model)),
         // Only an assistant's content decides anything in the tree: whether it is empty, the
         // calls tool results look up.
         m.filter(|m| m.role == "assistant").map(|m| m
@@ -114,6 +116,17 @@ fn lines_the_walk_reads_or_hands_on_read_as_the_full_reader_reads_them() {
         format!(
             r#"{HEAD},"message":{{"role":"toolResult","toolCallId":"call_1","toolName":"read","content":[{{"type":"text","text":"{long}"}}],"isError":false}}}}"#
         ),
+        // The provider and model `pitree context` reports: as pi writes them, escaped, not a
+        // string, written twice.
+        format!(
+            r#"{HEAD},"message":{{"role":"assistant","content":[],"api":"x","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"stop"}}}}"#
+        ),
+        format!(
+            r#"{HEAD},"message":{{"role":"assistant","content":[],"provider":"an\u0074hropic","model":"m\"1"}}}}"#
+        ),
+        format!(r#"{HEAD},"message":{{"role":"assistant","content":[],"provider":7,"model":null}}}}"#),
+        format!(r#"{HEAD},"message":{{"role":"assistant","content":[],"provider":"a","provider":"b"}}}}"#),
+        format!(r#"{HEAD},"message":{{"role":"assistant","content":[],"model":"a","model":"b"}}}}"#),
         // What makes an answer empty or not: blank, long, starting blank, escaped, string content.
         format!(
             r#"{HEAD},"message":{{"role":"assistant","content":[{{"type":"text","text":"  "}}],"stopReason":"stop"}}}}"#
@@ -263,6 +276,26 @@ fn an_outline_filled_whole_is_the_full_read() {
         outline.fill(all).unwrap();
         assert_eq!(outline.entries(), full.entries(), "{}", file.display());
     }
+}
+
+/// `pitree context` reads no entry whole from an outline: its messages, thinking level and model
+/// at the leaf and at up to 64 entries spread over every fixture are the full read's.
+#[test]
+fn the_context_of_an_outline_is_the_full_reads() {
+    let mut models = 0;
+    for file in fixture_files() {
+        let (Ok(outline), Ok(full)) = (Session::outline(&file), Session::open(&file)) else { continue };
+        let n = full.entries().len();
+        let spread = (0..n as Ix).step_by(n.div_ceil(64).max(1)).map(Some);
+        for leaf in spread.chain([full.graph.leaf(), None]) {
+            let what = format!("{} at {leaf:?}", file.display());
+            assert_eq!(outline.context_messages(leaf), full.context_messages(leaf), "{what}");
+            let settings = context::settings(&full.graph, full.entries(), leaf);
+            assert_eq!(context::settings(&outline.graph, outline.entries(), leaf), settings, "{what}");
+            models += usize::from(settings.model.is_some());
+        }
+    }
+    assert!(models > 100, "{models} contexts with a model");
 }
 
 /// A session of `n` turns (user, assistant calling a tool, its result, an answer), forking

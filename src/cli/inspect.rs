@@ -1,9 +1,10 @@
 //! `pitree context`: what the model would see if pi resumed at the leaf (or at a chosen entry).
 //!
-//! It reads the session's outline (the tree without row texts, [`crate::session::outline`]) and
-//! only the entries on the path to that leaf whole, which is all the context is made of. The
+//! It reads the session's outline (the tree without row texts, [`crate::session::outline`]),
+//! which has all the context is made of but the messages' texts, read from their lines. The
 //! outline is kept in the parsed-session cache; from there the next run reads only the session's
-//! skeleton (its graph, with no message bodies) and what was appended since.
+//! skeleton (its graph, with no message bodies) and what was appended since, and then the
+//! entries on the path to the leaf whole.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -36,7 +37,8 @@ pub fn context(args: &ContextArgs, cache: Option<&SessionCache>, out: &mut dyn W
         Some(id) => Some(session.resolve_id(id).map_err(|e| eyre!("{e}"))?),
         None => session.graph.leaf(),
     };
-    if let Some(leaf) = leaf {
+    // An outline has all the context needs; a skeleton has no message bodies.
+    if let Some(leaf) = leaf.filter(|_| read.skeleton) {
         session.fill(session.graph.path_to(leaf))?;
     }
     keeping(session, cache.zip(read.keep), |session| write_context(args, session, leaf, out))

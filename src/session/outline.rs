@@ -12,8 +12,9 @@
 //! field it reads, a field written twice, content before the role, text before its block's type,
 //! invalid UTF-8 in what it reads, deep nesting), is read by [`parse_line`] itself. The outline
 //! entry has the id, parent, timestamp, role, tool calls (ids and names, no arguments), stop
-//! reason and whether the text is blank of the full one, and so the same
-//! [`super::entry::Traits`]; its text head only stands for that.
+//! reason, provider and model (what `pitree context` reports of the path) and whether the text
+//! is blank of the full one, and so the same [`super::entry::Traits`]; its text head only stands
+//! for that.
 
 use super::entry::{Entry, HeadBuilder, Kind, Message, Text, TextHead, ToolCall};
 use super::line::{Line, json_text, message_role, parse_line, without_file_bom};
@@ -43,6 +44,8 @@ fn entry(f: Fields<'_>, line_no: u32, span: std::ops::Range<u64>) -> Entry {
         tool_calls: f.tool_calls,
         tool_call_id: f.tool_call_id.map(Text::from),
         tool_name: f.tool_name.map(Text::from),
+        provider: f.provider.map(Text::from),
+        model: f.model.map(Text::from),
         ..Message::default()
     };
     let id = Text::from(f.id);
@@ -67,6 +70,8 @@ struct Fields<'a> {
     stop_reason: Option<&'a str>,
     tool_call_id: Option<&'a str>,
     tool_name: Option<&'a str>,
+    provider: Option<&'a str>,
+    model: Option<&'a str>,
     has_content: bool,
     /// An assistant's text blocks (or string content), read as far as a head.
     text: TextHead,
@@ -266,7 +271,7 @@ impl<'a> Walk<'a> {
         std::str::from_utf8(contents).ok().map(Some)
     }
 
-    /// The `message` object: its role, and an assistant's content.
+    /// The `message` object: its role, provider and model, and an assistant's content.
     fn message(&mut self, f: &mut Fields<'a>) -> Option<()> {
         let mut seen = Seen::default();
         self.object(1, |w, key| {
@@ -292,6 +297,8 @@ impl<'a> Walk<'a> {
                 b"stopReason" => f.stop_reason = seen.first(2).and_then(|_| w.loose_str())?,
                 b"toolCallId" => f.tool_call_id = seen.first(3).and_then(|_| w.loose_str())?,
                 b"toolName" => f.tool_name = seen.first(4).and_then(|_| w.loose_str())?,
+                b"provider" => f.provider = seen.first(5).and_then(|_| w.loose_str())?,
+                b"model" => f.model = seen.first(6).and_then(|_| w.loose_str())?,
                 _ => w.value(2)?,
             }
             Some(())

@@ -33,7 +33,7 @@ use crate::session::parse::{CURRENT_VERSION, ParseError, ParsedFile};
 const MAGIC: &[u8; 8] = b"PITREESC";
 /// Bumped whenever the layout or the meaning of a field changes, and whenever the session
 /// reader changes what it keeps of an entry (a cache must hold what a fresh read gives).
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const HEADER_LEN: usize = 88;
 const TABLE_ROW: usize = 32;
 /// Entries per segment: enough segments for both cores to share, few enough to stay cheap.

@@ -236,12 +236,16 @@ pub struct Read {
     /// The parse is new (or its cache file is far behind): it should be kept with
     /// [`SessionCache::put`] at this level.
     pub keep: Option<Level>,
+    /// Message bodies were stepped over ([`SessionCache::skeleton`]): an entry used needs
+    /// [`crate::session::Session::fill`] first.
+    pub skeleton: bool,
 }
 
 impl From<Cached> for Read {
     /// A read from the cache, kept again only when it is far behind the file (and whole).
     fn from(cached: Cached) -> Read {
-        Read { keep: (!cached.skeleton && cached.is_behind()).then_some(cached.level), file: cached.file }
+        let keep = (!cached.skeleton && cached.is_behind()).then_some(cached.level);
+        Read { keep, skeleton: cached.skeleton, file: cached.file }
     }
 }
 
@@ -259,7 +263,8 @@ pub fn read(cache: Option<&SessionCache>, path: &Path, level: Level) -> Result<R
 /// asked it already), to be kept there when the cache takes a file of its size.
 pub fn read_fresh(cache: Option<&SessionCache>, path: &Path, level: Level) -> Result<Read, ParseError> {
     let fresh = level.reader()(path)?;
-    Ok(Read { keep: cache.is_some_and(|c| c.takes(fresh.facts.len)).then_some(level), file: fresh })
+    let keep = cache.is_some_and(|c| c.takes(fresh.facts.len)).then_some(level);
+    Ok(Read { keep, skeleton: false, file: fresh })
 }
 
 /// Read the session at `path` for a caller that needs only its graph and then reads whole the
