@@ -191,7 +191,7 @@ type LineReader = fn(&[u8], u32, u64) -> Line;
 
 fn read_file(path: &Path, read: LineReader) -> Result<ParsedFile, ParseError> {
     let (file, meta) = super::content::open_regular_with_meta(path)?;
-    let mut state = Builder::default();
+    let mut state = Builder::for_file_of(meta.len());
     read_lines(file, block_for(meta.len()), Position::default(), read, |lines| state.push_all(lines))?;
     state.finish(path.to_path_buf(), meta.modified().ok())
 }
@@ -440,7 +440,23 @@ struct Builder {
     last_id: Option<Text>,
 }
 
+/// The line length a session file's entries are reserved for ([`Builder::for_file_of`]); pi's
+/// lines are longer on average, and room not filled is address space only.
+const RESERVED_LINE_LEN: u64 = 1024;
+/// At most this many entries are reserved for before the file is read.
+const MAX_RESERVED: usize = 1 << 20;
+
 impl Builder {
+    /// A builder for a file of `len` bytes, with room for its entries reserved at once on huge
+    /// pages ([`crate::memory::prefer_huge_pages`]): the entries of a big session are tens of MB
+    /// filled by one thread.
+    fn for_file_of(len: u64) -> Builder {
+        let reserved = usize::try_from(len / RESERVED_LINE_LEN).map_or(MAX_RESERVED, |n| n.min(MAX_RESERVED));
+        let mut entries = Vec::with_capacity(reserved);
+        crate::memory::prefer_huge_pages(&mut entries);
+        Builder { entries, ..Builder::default() }
+    }
+
     fn push_all(&mut self, batch: LineBatch) {
         for (number, line) in batch.lines {
             self.push(number, line);
