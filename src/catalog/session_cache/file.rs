@@ -150,6 +150,7 @@ impl Opened {
             return None;
         }
         let mut entries: Vec<Entry> = Vec::with_capacity(total);
+        crate::memory::prefer_huge_pages(&mut entries);
         let mut places = Vec::with_capacity(runs.len());
         let mut spare = &mut entries.spare_capacity_mut()[..total];
         for &n in &counts {
