@@ -440,19 +440,24 @@ struct Builder {
     last_id: Option<Text>,
 }
 
-/// The line length a session file's entries are reserved for ([`Builder::for_file_of`]); pi's
-/// lines are longer on average, and room not filled is address space only.
+/// The line length room for entries is reserved for ([`entries_room`]); pi's lines are longer on
+/// average, and room not filled is address space only.
 const RESERVED_LINE_LEN: u64 = 1024;
-/// At most this many entries are reserved for before the file is read.
+/// At most this many entries are reserved for before the lines are read.
 const MAX_RESERVED: usize = 1 << 20;
+
+/// How many entries to make room for before `bytes` of a session file's lines are read, so that
+/// the vector they go to is not grown (and copied, or its huge pages split) as they come.
+pub fn entries_room(bytes: u64) -> usize {
+    usize::try_from(bytes / RESERVED_LINE_LEN).map_or(MAX_RESERVED, |n| n.min(MAX_RESERVED))
+}
 
 impl Builder {
     /// A builder for a file of `len` bytes, with room for its entries reserved at once on huge
     /// pages ([`crate::memory::prefer_huge_pages`]): the entries of a big session are tens of MB
     /// filled by one thread.
     fn for_file_of(len: u64) -> Builder {
-        let reserved = usize::try_from(len / RESERVED_LINE_LEN).map_or(MAX_RESERVED, |n| n.min(MAX_RESERVED));
-        let mut entries = Vec::with_capacity(reserved);
+        let mut entries = Vec::with_capacity(entries_room(len));
         crate::memory::prefer_huge_pages(&mut entries);
         Builder { entries, ..Builder::default() }
     }

@@ -134,9 +134,10 @@ pub fn open(path: &Path) -> Option<Opened> {
 impl Opened {
     /// The cached file's parts and entries (message bodies stepped over when `skeleton`, see
     /// [`Reader::skeleton`]; `None` for a legacy file, whose parts say so before any entry is
-    /// read). Both cores read, check and decode segments, each into its own place of the one
-    /// vector of entries; `None` when any segment is damaged.
-    pub fn read(&self, skeleton: bool) -> Option<(FileParts, Vec<Entry>)> {
+    /// read), with room for `room` more entries (those of the lines appended since, read next).
+    /// Both cores read, check and decode segments, each into its own place of the one vector of
+    /// entries; `None` when any segment is damaged.
+    pub fn read(&self, skeleton: bool, room: usize) -> Option<(FileParts, Vec<Entry>)> {
         let (parts, runs) = self.segments.split_first()?;
         let parts = self.with_segment(parts, |r| r.file_parts())?;
         // A legacy file's entries are migrated in memory: its lines read again are not its entries.
@@ -149,7 +150,7 @@ impl Opened {
         if total > self.len_on_disk / MIN_ENTRY_LEN {
             return None;
         }
-        let mut entries: Vec<Entry> = Vec::with_capacity(total);
+        let mut entries: Vec<Entry> = Vec::with_capacity(total.checked_add(room)?);
         crate::memory::prefer_huge_pages(&mut entries);
         let mut places = Vec::with_capacity(runs.len());
         let mut spare = &mut entries.spare_capacity_mut()[..total];

@@ -136,7 +136,8 @@ impl SessionCache {
             _ => return None,
         }
         let skeleton = skeleton && !is_behind(meta.len - key.meta.len, meta.len);
-        let (parts, entries) = opened.read(skeleton)?;
+        let room = crate::session::parse::entries_room(meta.len - key.meta.len);
+        let (parts, entries) = opened.read(skeleton, room)?;
         opened.touch();
         if parts.leaf.is_some_and(|leaf| leaf as usize >= entries.len()) {
             return None;
