@@ -254,7 +254,7 @@ fn write_to(out: &File, key: &Key, file: &ParsedFile) -> io::Result<()> {
     let mut parts = Slot::default();
     parts.writer.file_parts(&file.header, &file.damage, &file.facts, file.leaf);
     parts.seal(0);
-    segments.write(std::slice::from_mut(&mut parts))?;
+    segments.write(std::slice::from_ref(&parts))?;
     // Each slot encodes one segment of a batch, its buffers kept from batch to batch.
     let mut slots: Vec<Slot> = (0..SEGMENTS_AT_ONCE).map(|_| Slot::default()).collect();
     for batch in runs.chunks(SEGMENTS_AT_ONCE) {
@@ -275,8 +275,6 @@ struct Slot {
     bytes: Vec<u8>,
     hash: u64,
     entries: usize,
-    /// Where it goes in the cache file.
-    at: u64,
 }
 
 impl Slot {
@@ -296,17 +294,17 @@ struct Segments<'a> {
 }
 
 impl Segments<'_> {
-    /// Place `slots` one after the other and write them, each on a thread of its own.
-    fn write(&mut self, slots: &mut [Slot]) -> io::Result<()> {
-        for slot in slots.iter_mut() {
-            slot.at = self.offset;
+    /// Write `slots` one after the other (the file system takes one writer at a time per file,
+    /// so writing them from more threads gains nothing).
+    fn write(&mut self, slots: &[Slot]) -> io::Result<()> {
+        for slot in slots {
+            self.out.write_all_at(&slot.bytes, self.offset)?;
             for word in [self.offset, slot.bytes.len() as u64, slot.entries as u64, slot.hash] {
                 self.table.extend_from_slice(&word.to_le_bytes());
             }
             self.offset += slot.bytes.len() as u64;
         }
-        let out = self.out;
-        slots.par_iter().try_for_each(|slot| out.write_all_at(&slot.bytes, slot.at))
+        Ok(())
     }
 }
 
