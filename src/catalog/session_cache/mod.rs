@@ -135,9 +135,9 @@ impl SessionCache {
             Ok((fingerprint, _)) if fingerprint == key.fingerprint => {}
             _ => return None,
         }
-        let skeleton = skeleton && !is_behind(meta.len - key.meta.len, meta.len);
-        let room = crate::session::parse::entries_room(meta.len - key.meta.len);
-        let (parts, entries) = opened.read(skeleton, room)?;
+        let appended = meta.len - key.meta.len;
+        let skeleton = skeleton && !is_behind(appended, meta.len);
+        let (parts, entries) = opened.read(skeleton, crate::session::parse::entries_room(appended))?;
         opened.touch();
         if parts.leaf.is_some_and(|leaf| leaf as usize >= entries.len()) {
             return None;
@@ -155,11 +155,9 @@ impl SessionCache {
             ids,
             modified: Some(system_time(key.meta.mtime_ns)),
         };
-        if unchanged {
-            return Some(Cached { file: cached, level: key.level, appended: 0, skeleton });
-        }
-        let grown = crate::session::parse::parse_appended_to(cached).ok()??;
-        Some(Cached { appended: meta.len - key.meta.len, file: grown, level: key.level, skeleton })
+        let file =
+            if unchanged { cached } else { crate::session::parse::parse_appended_to(cached).ok()?? };
+        Some(Cached { file, level: key.level, appended, skeleton })
     }
 
     /// Keep `file`, read at `level`, as the cache file of its session when the session file is
