@@ -520,10 +520,20 @@ mod tests {
             "gone/missing.jsonl",
             "real/a.jsonl/",
             "real/sub/..",
+            "real/./a.jsonl",
+            "real/../real/a.jsonl",
+            "real//a.jsonl",
+            "real/a.jsonl/.",
+            "linked/.",
         ]
         .iter()
         .map(|p| root.join(p))
-        .chain([PathBuf::from("a.jsonl"), PathBuf::from("/"), PathBuf::new()])
+        .chain([
+            PathBuf::from("a.jsonl"),
+            PathBuf::from("/"),
+            PathBuf::new(),
+            PathBuf::from("relative/x.jsonl"),
+        ])
         .collect();
         let real = RealPaths::of(paths.iter().map(PathBuf::as_path));
         for path in &paths {

@@ -366,6 +366,8 @@ mod tests {
         assert_eq!(order(TieBreak::Mtime), ["/s/a.jsonl", "/s/b.jsonl"]);
     }
 
+    /// The keys of a batch found through its folders are the keys found path by path, through a
+    /// linked folder and a linked file too (the folder reading is `RealPaths`', tested there).
     #[test]
     fn keys_by_folder_are_the_canonical_keys() {
         let tmp = tempfile::tempdir().unwrap();
@@ -375,28 +377,6 @@ mod tests {
         std::fs::write(tmp.path().join("target.jsonl"), "").unwrap();
         std::os::unix::fs::symlink(tmp.path().join("target.jsonl"), real.join("link.jsonl")).unwrap();
         std::os::unix::fs::symlink(&real, tmp.path().join("via")).unwrap();
-        let paths: Vec<PathBuf> = [
-            "real/a.jsonl",
-            "via/a.jsonl",
-            "via/link.jsonl",
-            "real/missing.jsonl",
-            "real/a.jsonl/",
-            "real/./a.jsonl",
-            "real/../real/a.jsonl",
-            "real//a.jsonl",
-            "real/a.jsonl/.",
-            "real/..",
-            "via/.",
-            "nowhere/a.jsonl",
-        ]
-        .iter()
-        .map(|p| tmp.path().join(p))
-        .chain([PathBuf::from("a.jsonl"), PathBuf::from("/"), PathBuf::from("relative/x.jsonl")])
-        .collect();
-        let folders = RealPaths::of(paths.iter().map(PathBuf::as_path));
-        for path in &paths {
-            assert_eq!(folders.key(path), canonical_key(path), "{}", path.display());
-        }
         let summary = SessionSummary {
             path: tmp.path().join("via/a.jsonl"),
             parent_session_path: Some(tmp.path().join("via/link.jsonl").display().to_string()),
