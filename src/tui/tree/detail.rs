@@ -281,8 +281,11 @@ fn push_text(out: &mut Vec<Line>, tone: Tone, text: &str) {
 fn split_long(text: &str) -> Vec<&str> {
     let mut pieces = Vec::new();
     let mut rest = text;
-    while rest.chars().count() > LINE_CHARS {
+    loop {
         let at = char_end(rest, LINE_CHARS);
+        if at == rest.len() {
+            break;
+        }
         pieces.push(&rest[..at]);
         rest = &rest[at..];
     }
@@ -382,6 +385,19 @@ pub fn copy_text(value: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A line is cut every [`LINE_CHARS`] characters (not bytes); one of exactly that many, or
+    /// an empty one, stays whole.
+    #[test]
+    fn long_lines_are_cut_every_line_chars_characters() {
+        let line = "é".repeat(2 * LINE_CHARS + 500);
+        let pieces = split_long(&line);
+        let counts: Vec<usize> = pieces.iter().map(|p| p.chars().count()).collect();
+        assert_eq!(counts, [LINE_CHARS, LINE_CHARS, 500]);
+        assert_eq!(pieces.concat(), line);
+        assert_eq!(split_long(&"x".repeat(LINE_CHARS)).len(), 1);
+        assert_eq!(split_long(""), [""]);
+    }
 
     #[test]
     fn images_show_their_type_and_size() {
