@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use pitree::session::entry::Entry;
 use pitree::session::line::{Line, parse_line};
-use pitree::session::outline::outline_line;
 use pitree::session::parse::{ParsedFile, outline_file, parse_file};
+use pitree::session::walk::{outline_line, whole_line};
 use pitree::session::{Ix, Session, context};
 use pitree::tui::theme::Theme;
 use pitree::tui::tree::{TreeOptions, TreeView};
@@ -85,6 +85,24 @@ fn the_outline_of_every_fixture_is_the_full_read_of_its_tree() {
     }
 }
 
+/// Every line of every fixture: the walk's whole read is the full reader's entry.
+#[test]
+fn every_fixture_line_read_whole_by_the_walk_is_the_full_readers() {
+    let mut messages = 0;
+    for file in fixture_files() {
+        let bytes = std::fs::read(&file).unwrap();
+        let mut start = 0;
+        for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            let (walked, full) =
+                (whole_line(line, n as u32 + 1, start), parse_line(line, n as u32 + 1, start));
+            assert_eq!(format!("{walked:?}"), format!("{full:?}"), "{}:{}", file.display(), n + 1);
+            messages += usize::from(matches!(&walked, Line::Entry(e) if e.message().is_some()));
+            start += line.len() as u64 + 1;
+        }
+    }
+    assert!(messages > 1000, "{messages} message lines");
+}
+
 /// What a line read as, for comparing the two readers.
 fn classify(line: Line) -> String {
     match line {
@@ -95,10 +113,21 @@ fn classify(line: Line) -> String {
     }
 }
 
-/// One line read both ways.
+/// One line read three ways: its outline agrees with the full reader on the tree, and the walk's
+/// whole read is the full reader's entry, field for field.
 fn same_line(line: &str) {
     let bytes = line.as_bytes();
     assert_eq!(classify(outline_line(bytes, 2, 100)), classify(parse_line(bytes, 2, 100)), "{line}");
+    assert_same_whole(bytes);
+}
+
+fn assert_same_whole(bytes: &[u8]) {
+    let what = String::from_utf8_lossy(bytes);
+    assert_eq!(
+        format!("{:?}", whole_line(bytes, 2, 100)),
+        format!("{:?}", parse_line(bytes, 2, 100)),
+        "{what}"
+    );
 }
 
 const HEAD: &str = r#"{"type":"message","id":"a1","parentId":"p0","timestamp":"2026-01-01T00:00:00.000Z""#;
@@ -229,6 +258,7 @@ fn lines_the_walk_reads_or_hands_on_read_as_the_full_reader_reads_them() {
     invalid_utf8.extend_from_slice(b"\xff\"}}");
     let is_entry = |l: Line| matches!(l, Line::Entry(_));
     assert_eq!(is_entry(outline_line(&invalid_utf8, 2, 100)), is_entry(parse_line(&invalid_utf8, 2, 100)));
+    assert_same_whole(&invalid_utf8);
 }
 
 /// A few lines as pi writes them, to damage.
@@ -265,6 +295,7 @@ proptest! {
             _ => line.insert(at, line[at]),
         }
         prop_assert_eq!(classify(outline_line(&line, 2, 100)), classify(parse_line(&line, 2, 100)));
+        prop_assert_eq!(format!("{:?}", whole_line(&line, 2, 100)), format!("{:?}", parse_line(&line, 2, 100)));
     }
 }
 

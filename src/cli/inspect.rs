@@ -1,6 +1,6 @@
 //! `pitree context`: what the model would see if pi resumed at the leaf (or at a chosen entry).
 //!
-//! It reads the session's outline (the tree without row texts, [`crate::session::outline`]),
+//! It reads the session's outline (the tree without row texts, [`crate::session::walk`]),
 //! which has all the context is made of but the messages' texts, read from their lines. The
 //! outline is kept in the parsed-session cache; from there the next run reads only the session's
 //! skeleton (its graph, with no message bodies) and what was appended since, and then the

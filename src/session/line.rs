@@ -66,7 +66,7 @@ pub fn parse_line(bytes: &[u8], line_no: u32, start: u64) -> Line {
 /// The strings an entry keeps at most [`super::entry::TEXT_HEAD_CHARS`] characters of (message,
 /// block and custom-message texts, summaries, tool-call arguments other than paths and commands)
 /// or does not read at all (thinking, signatures, base64 images, command output).
-const HEAD_ONLY: [&str; 8] =
+pub(super) const HEAD_ONLY: [&str; 8] =
     ["text", "content", "summary", "thinking", "data", "output", "thinkingSignature", "textSignature"];
 
 /// The line as text: `from_utf8` checks ASCII a word at a time, and the lossy decoder (U+FFFD for
@@ -482,7 +482,13 @@ impl Content<'_> {
         blocks
             .iter()
             .filter(|b| b.ty.0.as_deref() == Some("toolCall"))
-            .map(|b| ToolCall::new(s(&b.id), s(&b.name), b.arguments.map(tool_args).unwrap_or_default()))
+            .map(|b| {
+                ToolCall::new(
+                    s(&b.id),
+                    s(&b.name),
+                    b.arguments.map(|a| tool_args(a.get())).unwrap_or_default(),
+                )
+            })
             .collect()
     }
 }

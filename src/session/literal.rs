@@ -23,7 +23,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for LooseLiteral<'a> {
 /// Append the text of the JSON string literal `raw` (as serde accepted it) to `head`. A surrogate
 /// escape that is not half of a pair reads as U+FFFD, as everywhere else in the session reader.
 pub(crate) fn push_literal(head: &mut HeadBuilder, raw: &str) {
-    let mut rest = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')).unwrap_or(raw);
+    push_contents(head, raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')).unwrap_or(raw));
+}
+
+/// Append the text of `contents`, the inside of a JSON string literal (or its start), to `head`.
+pub(crate) fn push_contents(head: &mut HeadBuilder, contents: &str) {
+    let mut rest = contents;
     head.reserve(rest.len());
     while !head.is_cut() {
         let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) else {

@@ -12,12 +12,12 @@ pub mod js;
 pub mod line;
 mod literal;
 pub(crate) mod loose;
-pub mod outline;
 pub mod parse;
 pub(crate) mod skim;
 pub mod summary;
 pub mod text;
 pub mod tool_args;
+pub mod walk;
 
 use std::path::Path;
 
@@ -57,7 +57,7 @@ impl Session {
             let entry = &mut self.file.entries[ix as usize];
             bytes.resize((entry.span.end - entry.span.start) as usize, 0);
             file.read_exact_at(&mut bytes, entry.span.start)?;
-            if let line::Line::Entry(full) = line::parse_line(&bytes, entry.line, entry.span.start)
+            if let line::Line::Entry(full) = walk::whole_line(&bytes, entry.line, entry.span.start)
                 && full.id == entry.id
             {
                 *entry = full;

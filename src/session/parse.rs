@@ -14,7 +14,8 @@ use rayon::prelude::*;
 
 use super::entry::{Entry, Kind, Text};
 use super::ids::IdIndex;
-use super::line::{HeaderLine, Line, parse_line};
+use super::line::{HeaderLine, Line};
+use super::walk::{outline_line, whole_line};
 
 /// The session format version pi writes today.
 pub const CURRENT_VERSION: u32 = 3;
@@ -175,15 +176,16 @@ impl From<std::io::Error> for ParseError {
 /// Block size for streaming; a longer line simply grows the buffer.
 const BLOCK: usize = 1 << 20;
 
-/// Read and parse a session file (a regular file: anything else is an error, never a wait).
+/// Read and parse a session file (a regular file: anything else is an error, never a wait). A
+/// `message` line is read by the walk ([`whole_line`]), any other by [`super::line::parse_line`].
 pub fn parse_file(path: &Path) -> Result<ParsedFile, ParseError> {
-    read_file(path, parse_line)
+    read_file(path, whole_line)
 }
 
 /// The outline of a session file: [`parse_file`] with each `message` line read only as far as
-/// the tree needs ([`super::outline`]), for the first frame of a big session.
+/// the tree needs ([`super::walk`]), for the first frame of a big session.
 pub fn outline_file(path: &Path) -> Result<ParsedFile, ParseError> {
-    read_file(path, super::outline::outline_line)
+    read_file(path, outline_line)
 }
 
 /// How one line is read: its bytes (without the `\n`), 1-based number and offset.
@@ -254,7 +256,7 @@ fn read_appended(
         ..Builder::default()
     };
     let from = Position { offset: facts.len, line: facts.lines };
-    read_lines(file, block_for(meta.len().saturating_sub(facts.len)), from, parse_line, |lines| {
+    read_lines(file, block_for(meta.len().saturating_sub(facts.len)), from, whole_line, |lines| {
         state.push_all(lines)
     })?;
     state.facts.first_line = facts.first_line;
@@ -276,7 +278,7 @@ fn still_starts_as_read(file: &std::fs::File, facts: &FileFacts) -> std::io::Res
 /// Parse a session held in memory (tests, the library's in-memory sessions).
 pub fn parse_bytes(bytes: &[u8], path: PathBuf) -> Result<ParsedFile, ParseError> {
     let mut state = Builder::default();
-    read_lines(bytes, block_for(bytes.len() as u64), Position::default(), parse_line, |lines| {
+    read_lines(bytes, block_for(bytes.len() as u64), Position::default(), whole_line, |lines| {
         state.push_all(lines)
     })?;
     state.finish(path, None)

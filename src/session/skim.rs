@@ -358,7 +358,7 @@ fn key_before(line: &[u8], open: usize) -> Option<&[u8]> {
 /// time outside escapes, so invalid UTF-8 never makes the walk land inside an escape; it counts a
 /// character at each byte that does not continue one, which is never more characters than a lossy
 /// decoding finds.
-fn keep_end(line: &[u8], start: usize, close: usize) -> usize {
+pub(super) fn keep_end(line: &[u8], start: usize, close: usize) -> usize {
     let mut end = start;
     let mut chars = 0;
     while end < close {

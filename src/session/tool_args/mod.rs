@@ -3,7 +3,6 @@
 //! megabyte of file content, of which a row shows at most 64 characters of compact JSON.
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
 use super::entry::{LineArg, ToolArgs};
@@ -20,17 +19,17 @@ use head::STRING_CAP;
 /// or counted in full; line numbers are read as numbers).
 const WHOLE_KEYS: [&str; 6] = ["path", "file_path", "command", "pattern", "offset", "limit"];
 
-/// The arguments of the raw JSON `raw` of a call's `arguments`: streamed (module `streamed`), or
-/// through a JSON tree when an object in them repeats a key or has a key `JSON.parse` moves to
-/// the front, or a kept argument is an array or an object.
-pub fn tool_args(raw: &RawValue) -> ToolArgs {
-    streamed::read(raw.get()).unwrap_or_else(|| through_a_tree(raw))
+/// The arguments of `json`, the JSON text of a call's `arguments` (one value, checked): streamed
+/// (module `streamed`), or through a JSON tree when an object in them repeats a key or has a key
+/// `JSON.parse` moves to the front, or a kept argument is an array or an object.
+pub fn tool_args(json: &str) -> ToolArgs {
+    streamed::read(json).unwrap_or_else(|| through_a_tree(json))
 }
 
 /// [`tool_args`] by way of a [`Value`] with its strings cut (what [`of_value`] then reads).
-fn through_a_tree(raw: &RawValue) -> ToolArgs {
+fn through_a_tree(json: &str) -> ToolArgs {
     let seed = Capped { cap: None, top: true };
-    match seed.deserialize(&mut serde_json::Deserializer::from_str(raw.get())) {
+    match seed.deserialize(&mut serde_json::Deserializer::from_str(json)) {
         Ok(value) => of_value(&value),
         Err(_) => ToolArgs { json_complete: false, ..ToolArgs::default() },
     }
@@ -160,7 +159,8 @@ mod tests {
     use super::*;
 
     fn read(json: &str) -> ToolArgs {
-        tool_args(&RawValue::from_string(json.to_string()).unwrap())
+        serde_json::from_str::<serde_json::Value>(json).expect("the arguments are JSON");
+        tool_args(json)
     }
 
     fn whole(json: &str) -> ToolArgs {
@@ -249,8 +249,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn streamed_arguments_read_as_the_tree_reads_them(json in arguments()) {
-            let raw = RawValue::from_string(json.clone()).unwrap();
-            prop_assert_eq!(tool_args(&raw), through_a_tree(&raw), "{}", json);
+            prop_assert_eq!(tool_args(&json), through_a_tree(&json), "{}", json);
         }
     }
 }
