@@ -194,6 +194,13 @@ impl HeadBuilder {
             self.kept += part.chars().count();
             return;
         }
+        if part.as_bytes()[..room].is_ascii() {
+            // A character starts right after `room` ASCII bytes: the head ends there.
+            self.head.push_str(&part[..room]);
+            self.kept += room;
+            self.cut = true;
+            return;
+        }
         let mut taken = 0;
         let mut end = part.len();
         for (at, _) in part.char_indices() {
@@ -480,5 +487,30 @@ mod tests {
         assert!(traits("assistant", "", None, 2).has_tool_calls());
         assert!(!traits("assistant", "x", None, 0).has_tool_calls());
         assert_eq!(Traits::of(&Kind::Label { target_id: String::new(), label: None }), Traits::default());
+    }
+
+    /// A head pushed in pieces keeps the first [`TEXT_HEAD_CHARS`] characters of their
+    /// concatenation, and is complete only when nothing was left out: for ASCII pieces (cut
+    /// without counting) as for others.
+    #[test]
+    fn a_head_keeps_the_first_characters_of_its_pieces() {
+        let long_ascii = "a".repeat(300);
+        let cases: [&[&str]; 6] = [
+            &[&long_ascii],
+            &["xy", &long_ascii],
+            &[&"é".repeat(300)],
+            &[&"b".repeat(255), "é", "c"],
+            &[&"b".repeat(256), ""],
+            &[&"b".repeat(200), &"😀".repeat(100)],
+        ];
+        for pieces in cases {
+            let mut head = HeadBuilder::default();
+            pieces.iter().for_each(|p| head.push_str(p));
+            let whole: String = pieces.concat();
+            let expected: String = whole.chars().take(TEXT_HEAD_CHARS).collect();
+            let head = head.finish();
+            assert_eq!(head.head, expected, "{pieces:?}");
+            assert_eq!(head.complete, whole.chars().count() <= TEXT_HEAD_CHARS, "{pieces:?}");
+        }
     }
 }
