@@ -52,13 +52,30 @@ pub fn iso_string(ms: i64) -> Option<String> {
     }
     let (days, in_day) = (ms.div_euclid(DAY_MS), ms.rem_euclid(DAY_MS));
     let (year, month, day) = civil_from_days(days);
-    let year = if (0..=9999).contains(&year) {
-        format!("{year:04}")
-    } else {
-        format!("{}{:06}", if year < 0 { '-' } else { '+' }, year.abs())
-    };
     let (h, m, s, milli) = (in_day / 3_600_000, in_day / 60_000 % 60, in_day / 1000 % 60, in_day % 1000);
-    Some(format!("{year}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z"))
+    // Digit by digit rather than through `format!`: a listing writes two of these per session.
+    let mut out = String::with_capacity(27);
+    if (0..=9999).contains(&year) {
+        push_digits(&mut out, year, 4);
+    } else {
+        out.push(if year < 0 { '-' } else { '+' });
+        push_digits(&mut out, year.abs(), 6);
+    }
+    for (separator, value, width) in
+        [('-', month, 2), ('-', day, 2), ('T', h, 2), (':', m, 2), (':', s, 2), ('.', milli, 3)]
+    {
+        out.push(separator);
+        push_digits(&mut out, value, width);
+    }
+    out.push('Z');
+    Some(out)
+}
+
+/// `value` (at least 0, below 10^`width`) as `width` decimal digits.
+fn push_digits(out: &mut String, value: i64, width: u32) {
+    for place in (0..width).rev() {
+        out.push(char::from(b'0' + (value / 10_i64.pow(place) % 10) as u8));
+    }
 }
 
 /// The local time zone's offset (ms east of UTC) at a local wall-clock time, as ECMA-262's
