@@ -477,7 +477,11 @@ impl Rows {
         let mut g = row.gutter;
         while g != NONE {
             let gutter = self.gutters[g as usize];
-            if (cut..depth).contains(&gutter.level) {
+            if gutter.level < cut {
+                // The levels only fall along the list (an ancestor is indented no deeper).
+                break;
+            }
+            if gutter.level < depth {
                 gutters[(gutter.level - cut) as usize] = Some(gutter.show);
             }
             g = gutter.next;
