@@ -25,8 +25,31 @@ enum Fix {
 }
 
 /// The byte length of the first `chars` characters of `text` (all of it when it is shorter).
+/// The characters are counted 16 bytes at a time (the bytes that start one) up to the chunk where
+/// the last of them ends, then one by one from the start of the character that chunk starts in.
 pub fn char_end(text: &str, chars: usize) -> usize {
-    text.char_indices().nth(chars).map_or(text.len(), |(at, _)| at)
+    if text.len() <= chars {
+        return text.len();
+    }
+    let mut left = chars;
+    let mut at = 0;
+    for chunk in text.as_bytes().as_chunks::<16>().0 {
+        // Every byte but a UTF-8 continuation byte (`0b10xx_xxxx`) starts a character.
+        let starts = chunk.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        if starts > left {
+            break;
+        }
+        left -= starts;
+        at += 16;
+    }
+    if !text.is_char_boundary(at) {
+        // The character `at` is inside was counted: take it again from its start.
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        left += 1;
+    }
+    text[at..].char_indices().nth(left).map_or(text.len(), |(i, _)| at + i)
 }
 
 /// Make `text` safe to draw on one line.
@@ -430,6 +453,21 @@ mod tests {
                 })
                 .collect();
             proptest::prop_assert_eq!(sanitize(&text), walked);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn char_end_is_where_the_characters_end(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "é", "日", "🏴", "0123456789abcdef"]),
+                0..60,
+            ),
+            chars in 0usize..120,
+        ) {
+            let text = pieces.concat();
+            let walked = text.char_indices().nth(chars).map_or(text.len(), |(at, _)| at);
+            proptest::prop_assert_eq!(char_end(&text, chars), walked);
         }
     }
 

@@ -323,7 +323,8 @@ fn grapheme_cut(text: &str, max: usize) -> usize {
 /// two), and the byte after them, if any, is ASCII too (so it extends no cluster before it).
 fn ascii_cut(text: &[u8], max: usize) -> Option<usize> {
     let end = text.len().min(max);
-    let plain = text[..end].iter().all(|&b| b.is_ascii() && b != b'\r');
+    // `fold` rather than `all`: no early exit, so the bytes are tested a vector at a time.
+    let plain = text[..end].iter().fold(true, |ok, &b| ok & b.is_ascii() & (b != b'\r'));
     (plain && text.get(end).is_none_or(u8::is_ascii)).then_some(end)
 }
 
