@@ -136,7 +136,7 @@ fn write_rows(args: &ShowArgs, view: &View<'_>, out: &mut dyn Write) -> Result<(
 /// `rows` as text, a line each.
 fn plain_rows(view: &View<'_>, rows: Range<usize>, cx: &RowContext<'_>) -> String {
     let mut text = String::with_capacity(rows.len() * BYTES_PER_ROW);
-    for r in rows {
+    for r in view.rows.prefetched(rows, cx) {
         view.rows.write_plain(r, cx, &mut text);
         text.push('\n');
     }
@@ -214,7 +214,7 @@ fn entries(view: &View<'_>, out: &mut impl Write) -> Result<()> {
 fn rows_json(view: &View<'_>, rows: Range<usize>, cx: &RowContext<'_>) -> Result<Vec<u8>> {
     let mut json = Vec::with_capacity(rows.len() * JSON_BYTES_PER_ROW);
     let mut text = String::new();
-    for r in rows {
+    for r in view.rows.prefetched(rows, cx) {
         json.extend_from_slice(if r == 0 { b"\n    " } else { b",\n    " });
         text.clear();
         let plain = view.rows.write_plain(r, cx, &mut text);

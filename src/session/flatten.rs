@@ -17,6 +17,7 @@ use super::Session;
 use super::entry::{Entry, Kind, LEAF_MARKER};
 use super::graph::{Graph, Ix};
 use super::text::{RowText, ToolCalls, row_text, write_row_text};
+use crate::memory::prefetch;
 
 /// "No row" / "no gutter" in the compact index fields.
 const NONE: u32 = u32::MAX;
@@ -664,6 +665,30 @@ fn appended(out: &mut String, write: impl FnOnce(&mut String)) -> Range<usize> {
     start..out.len()
 }
 
+/// What [`Rows::prefetched`] asks for how many rows ahead of the row being written. A row reads
+/// its entry, the entry's message, and the message's text or the call a tool result answers, each
+/// a part of a big session's memory long out of the cache when the row is written: waiting for
+/// them in turn was most of the time to write a row. Each is asked for once the one before it has
+/// had time to come, since its address is read from it.
+#[derive(Debug, Clone, Copy)]
+enum Ahead {
+    Entry,
+    Message,
+    Text,
+}
+
+impl Ahead {
+    const ALL: [Ahead; 3] = [Ahead::Entry, Ahead::Message, Ahead::Text];
+
+    fn rows(self) -> usize {
+        match self {
+            Ahead::Entry => 8,
+            Ahead::Message => 4,
+            Ahead::Text => 2,
+        }
+    }
+}
+
 /// What row texts need besides the rows.
 pub struct RowContext<'a> {
     pub session: &'a Session,
@@ -704,6 +729,39 @@ impl Rows {
             |out| self.write_prefix(r, folded, out),
             |out| write_row_text(entry, cx.session.entries(), cx.calls, cx.home, out),
         )
+    }
+
+    /// `rows` in order, each given once what the rows a few places ahead of it will read when
+    /// they are written has been asked of the memory (see [`Ahead`]).
+    pub fn prefetched<'s>(
+        &'s self,
+        rows: Range<usize>,
+        cx: &'s RowContext<'_>,
+    ) -> impl Iterator<Item = usize> + 's {
+        let end = rows.end;
+        rows.inspect(move |&r| {
+            for ahead in Ahead::ALL {
+                if r + ahead.rows() < end {
+                    self.prefetch(r + ahead.rows(), cx, ahead);
+                }
+            }
+        })
+    }
+
+    /// Ask for the part of what writing row `r` reads that `ahead` stands for.
+    fn prefetch(&self, r: usize, cx: &RowContext<'_>, ahead: Ahead) {
+        let entry = cx.session.entry(self.entry(r));
+        match (ahead, entry.message()) {
+            (Ahead::Entry, _) => prefetch(entry),
+            (Ahead::Message, Some(m)) => prefetch(m),
+            (Ahead::Text, Some(m)) => {
+                prefetch(m.text.head.as_str());
+                if let Some(id) = &m.tool_call_id {
+                    cx.calls.prefetch(id);
+                }
+            }
+            (_, None) => {}
+        }
     }
 
     fn marks<'a>(&self, r: usize, folded: bool, cx: &RowContext<'a>) -> Marks<'a> {

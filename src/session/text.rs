@@ -14,6 +14,7 @@ use super::entry::{Entry, Kind, LineArg, Message, ToolCall};
 use super::graph::Ix;
 use super::js::{self, push_number, utf16_head, utf16_len};
 use crate::display::{char_end, sanitize};
+use crate::memory::prefetch;
 
 /// How many characters of a message text a row shows (pi cuts at 200 UTF-16 units).
 pub const ROW_TEXT_CHARS: usize = 200;
@@ -155,6 +156,14 @@ impl ToolCalls {
             starts.push(at as u32);
         }
         starts
+    }
+
+    /// Ask the memory for the calls a lookup of this id will read (see [`crate::memory::prefetch`]).
+    pub fn prefetch(&self, id: &str) {
+        let bucket = self.bucket(ToolCall::hash_id(id));
+        if let (Some(&start), Some(&end)) = (self.starts.get(bucket), self.starts.get(bucket + 1)) {
+            prefetch(&self.calls[start as usize..end as usize]);
+        }
     }
 
     /// The call with this id.
