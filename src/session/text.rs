@@ -251,6 +251,7 @@ fn tagged(out: &mut impl TextOut, tone: Tone, open: &str, text: &str, close: &st
     });
 }
 
+/// [`write_row_text`] for a message, by its role.
 fn write_message_text(
     m: &Message,
     entries: &[Entry],
