@@ -218,7 +218,7 @@ fn rows_json(view: &View<'_>, rows: Range<usize>, cx: &RowContext<'_>) -> Result
         json.extend_from_slice(if r == 0 { b"\n    " } else { b",\n    " });
         text.clear();
         let plain = view.rows.write_plain(r, cx, &mut text);
-        pretty(&mut json, 2, &EntryJson::of(view, r, &text, &plain))?;
+        entry_json(&mut json, view, r, &text, &plain)?;
     }
     Ok(json)
 }
@@ -226,42 +226,104 @@ fn rows_json(view: &View<'_>, rows: Range<usize>, cx: &RowContext<'_>) -> Result
 /// Room made for a row of JSON at first (the bench session's take ~700 bytes).
 const JSON_BYTES_PER_ROW: usize = 768;
 
-/// One element of `entries`, its members in the order of the module docs.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct EntryJson<'a> {
-    id: &'a str,
-    parent_id: Option<&'a str>,
-    #[serde(rename = "type")]
-    kind: &'a str,
-    role: Option<&'a str>,
-    line: u32,
-    depth: u32,
-    prefix: &'a str,
-    text: &'a str,
-    label: Option<&'a str>,
-    on_active_path: bool,
-    is_leaf: bool,
-    row: &'a str,
+/// Row `r`, written as `text` with its parts at `plain`, as the element of `entries` the module
+/// docs describe: the object serde_json's pretty printer writes two levels deep.
+fn entry_json(json: &mut Vec<u8>, view: &View<'_>, r: usize, text: &str, plain: &PlainRow) -> Result<()> {
+    let entry = view.session.entry(view.rows.entry(r));
+    let members = [
+        ("id", Json::Str(Some(&entry.id))),
+        ("parentId", Json::Str(entry.parent_id.as_deref())),
+        ("type", Json::Str(Some(entry.type_name()))),
+        ("role", Json::Str(entry.role())),
+        ("line", Json::Number(entry.line)),
+        ("depth", Json::Number(view.rows.display_indent(r))),
+        ("prefix", Json::Str(Some(&text[plain.prefix.clone()]))),
+        ("text", Json::Str(Some(&text[plain.text.clone()]))),
+        ("label", Json::Str(plain.label.clone().map(|label| &text[label]))),
+        ("onActivePath", Json::Bool(plain.on_path)),
+        ("isLeaf", Json::Bool(plain.is_leaf)),
+        ("row", Json::Str(Some(text))),
+    ];
+    for (n, (key, value)) in members.into_iter().enumerate() {
+        let open: &[u8] = if n == 0 { b"{" } else { b"," };
+        json.extend_from_slice(open);
+        write!(json, "\n      \"{key}\": ")?;
+        value.write(json)?;
+    }
+    json.extend_from_slice(b"\n    }");
+    Ok(())
 }
 
-impl<'a> EntryJson<'a> {
-    /// Row `r`, written as `text` with its parts at `plain`.
-    fn of(view: &View<'a>, r: usize, text: &'a str, plain: &PlainRow) -> EntryJson<'a> {
-        let entry = view.session.entry(view.rows.entry(r));
-        EntryJson {
-            id: &entry.id,
-            parent_id: entry.parent_id.as_deref(),
-            kind: entry.type_name(),
-            role: entry.role(),
-            line: entry.line,
-            depth: view.rows.display_indent(r),
-            prefix: &text[plain.prefix.clone()],
-            text: &text[plain.text.clone()],
-            label: plain.label.clone().map(|label| &text[label]),
-            on_active_path: plain.on_path,
-            is_leaf: plain.is_leaf,
-            row: text,
+/// The value of a member of an element of `entries`.
+enum Json<'a> {
+    /// A string, or `null`.
+    Str(Option<&'a str>),
+    Number(u32),
+    Bool(bool),
+}
+
+impl Json<'_> {
+    /// The value as serde_json writes it. A string with nothing to escape in it (a row's usual
+    /// case, tested a whole string at a time) is copied as it is between its quotes: serde_json
+    /// looks up every byte of every string, which was the larger part of the time to write a row.
+    fn write(self, json: &mut Vec<u8>) -> Result<()> {
+        match self {
+            Json::Str(Some(s)) if !needs_escape(s) => {
+                json.push(b'"');
+                json.extend_from_slice(s.as_bytes());
+                json.push(b'"');
+            }
+            Json::Str(s) => serde_json::to_writer(json, &s)?,
+            Json::Number(n) => serde_json::to_writer(json, &n)?,
+            Json::Bool(b) => serde_json::to_writer(json, &b)?,
+        }
+        Ok(())
+    }
+}
+
+/// Whether serde_json escapes something in `s`: a control character, a quote or a backslash.
+fn needs_escape(s: &str) -> bool {
+    // `fold` rather than `any`: no early exit, so the bytes are tested a vector at a time.
+    s.bytes().fold(false, |escape, b| escape | (b < 0x20) | (b == b'"') | (b == b'\\'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each element of `entries` is what serde_json's pretty printer writes for the object of
+    /// the module docs two levels deep, strings to escape or not, labels or none.
+    #[test]
+    fn an_entry_is_written_as_serde_json_writes_it() {
+        let lines = [
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+            r#"{"type":"message","id":"u\"1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"say \"hi\" in C:\\dir ✨"}}"#,
+            r#"{"type":"message","id":"a1","parentId":"u\"1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"plain"}]}}"#,
+            r#"{"type":"message","id":"u2","parentId":"u\"1","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"other"}}"#,
+            r#"{"type":"label","id":"l1","parentId":"u2","timestamp":"2025-01-01T00:00:04.000Z","targetId":"a1","label":"a \\ label"}"#,
+        ];
+        let file = crate::session::parse::parse_bytes(lines.join("\n").as_bytes(), "t.jsonl".into()).unwrap();
+        let session = Session::from_parsed(file);
+        let view = View::of(&session, FilterMode::All);
+        let cx = view.cx();
+        assert_eq!(view.rows.len(), 4);
+        for r in 0..view.rows.len() {
+            let mut text = String::new();
+            let plain = view.rows.write_plain(r, &cx, &mut text);
+            let mut ours = Vec::new();
+            entry_json(&mut ours, &view, r, &text, &plain).unwrap();
+            let entry = session.entry(view.rows.entry(r));
+            let parts = view.rows.parts(r, &cx);
+            let value = json!({
+                "id": entry.id, "parentId": entry.parent_id, "type": entry.type_name(),
+                "role": entry.role(), "line": entry.line, "depth": view.rows.display_indent(r),
+                "prefix": parts.prefix, "text": parts.text.plain(), "label": parts.label,
+                "onActivePath": !parts.path_marker.is_empty(), "isLeaf": parts.is_leaf,
+                "row": parts.plain(),
+            });
+            let mut serde = Vec::new();
+            pretty(&mut serde, 2, &value).unwrap();
+            assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(serde).unwrap());
         }
     }
 }
