@@ -732,7 +732,8 @@ impl Rows {
     }
 
     /// `rows` in order, each given once what the rows a few places ahead of it will read when
-    /// they are written has been asked of the memory (see [`Ahead`]).
+    /// they are written has been asked of the memory: its entry, then the entry's message, then
+    /// the message's text and the calls a tool result looks up, each a few rows ahead (`Ahead`).
     pub fn prefetched<'s>(
         &'s self,
         rows: Range<usize>,
