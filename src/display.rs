@@ -25,8 +25,31 @@ enum Fix {
 }
 
 /// The byte length of the first `chars` characters of `text` (all of it when it is shorter).
+/// The characters are counted 16 bytes at a time (the bytes that start one) up to the chunk where
+/// the last of them ends, then one by one from the start of the character that chunk starts in.
 pub fn char_end(text: &str, chars: usize) -> usize {
-    text.char_indices().nth(chars).map_or(text.len(), |(at, _)| at)
+    if text.len() <= chars {
+        return text.len();
+    }
+    let mut left = chars;
+    let mut at = 0;
+    for chunk in text.as_bytes().as_chunks::<16>().0 {
+        // Every byte but a UTF-8 continuation byte (`0b10xx_xxxx`) starts a character.
+        let starts = chunk.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        if starts > left {
+            break;
+        }
+        left -= starts;
+        at += 16;
+    }
+    if !text.is_char_boundary(at) {
+        // The character `at` is inside was counted: take it again from its start.
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        left += 1;
+    }
+    text[at..].char_indices().nth(left).map_or(text.len(), |(i, _)| at + i)
 }
 
 /// Make `text` safe to draw on one line.
@@ -40,19 +63,10 @@ pub fn char_end(text: &str, chars: usize) -> usize {
 /// characters U+200B, U+2060–U+2064, U+FEFF and U+180E are dropped. Runs of spaces are kept;
 /// see [`one_line`] for the collapsed form. Returns the input unchanged when nothing needed fixing.
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    let mut in_flag = false;
-    let mut first_fix = None;
-    for (at, c) in text.char_indices() {
-        let flag_before = in_flag;
-        if fix_for(c, &mut in_flag) != Fix::Keep {
-            first_fix = Some((at, flag_before));
-            break;
-        }
-    }
-    let Some((start, flag_before)) = first_fix else {
+    let Some((start, flag_before)) = first_fix(text) else {
         return Cow::Borrowed(text);
     };
-    in_flag = flag_before;
+    let mut in_flag = flag_before;
     let mut out = String::with_capacity(text.len());
     out.push_str(&text[..start]);
     for c in text[start..].chars() {
@@ -63,6 +77,39 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Where the first character [`sanitize`] changes starts, and whether an emoji tag sequence is
+/// open before it. Runs of printable ASCII, kept as they are, are skipped 16 bytes at a time.
+fn first_fix(text: &str) -> Option<(usize, bool)> {
+    let mut in_flag = false;
+    let mut at = 0;
+    while at < text.len() {
+        let run = printable_ascii_run(&text.as_bytes()[at..]);
+        if run > 0 {
+            // An ASCII character ends any tag sequence.
+            in_flag = false;
+            at += run;
+            continue;
+        }
+        let c = text[at..].chars().next()?;
+        let flag_before = in_flag;
+        if fix_for(c, &mut in_flag) != Fix::Keep {
+            return Some((at, flag_before));
+        }
+        at += c.len_utf8();
+    }
+    None
+}
+
+/// How many bytes at the start of `bytes` are printable ASCII (space to `~`).
+fn printable_ascii_run(bytes: &[u8]) -> usize {
+    let printable = |b: &u8| b.wrapping_sub(b' ') < 0x5f;
+    let (chunks, _) = bytes.as_chunks::<16>();
+    // `fold` rather than `all`: no early exit, so a chunk is tested in a few vector instructions.
+    let whole = chunks.iter().take_while(|chunk| chunk.iter().fold(true, |ok, b| ok & printable(b))).count();
+    let rest = &bytes[whole * 16..];
+    whole * 16 + rest.iter().position(|b| !printable(b)).unwrap_or(rest.len())
 }
 
 /// Sanitize `text`, collapse every run of whitespace to one space and trim both ends: the form
@@ -382,6 +429,46 @@ mod tests {
         assert_eq!(sanitize("hi\u{E0041}\u{E0042}"), "hi  ");
         let flag_then_tags = "🏴\u{E0067}\u{E007F}\u{E0041}";
         assert_eq!(sanitize(flag_then_tags), "🏴\u{E0067}\u{E007F} ", "a cancel tag ends the flag");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn skipping_ascii_runs_fixes_what_a_walk_over_every_character_fixes(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "a", " ", "~", "\x7f", "\x1b", "\n", "\u{85}", "é", "日本", "\u{202E}", "\u{200B}",
+                    "🏴", "\u{E0067}", "\u{E007F}", "\u{E0041}", "0123456789abcdef", "✨",
+                ]),
+                0..40,
+            ),
+        ) {
+            let text = pieces.concat();
+            let mut in_flag = false;
+            let walked: String = text
+                .chars()
+                .filter_map(|c| match fix_for(c, &mut in_flag) {
+                    Fix::Keep => Some(c),
+                    Fix::Space => Some(' '),
+                    Fix::Drop => None,
+                })
+                .collect();
+            proptest::prop_assert_eq!(sanitize(&text), walked);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn char_end_is_where_the_characters_end(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "é", "日", "🏴", "0123456789abcdef"]),
+                0..60,
+            ),
+            chars in 0usize..120,
+        ) {
+            let text = pieces.concat();
+            let walked = text.char_indices().nth(chars).map_or(text.len(), |(at, _)| at);
+            proptest::prop_assert_eq!(char_end(&text, chars), walked);
+        }
     }
 
     #[test]

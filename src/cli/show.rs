@@ -16,18 +16,20 @@
 
 use std::collections::HashSet;
 use std::io::Write;
+use std::ops::Range;
 use std::path::PathBuf;
 
 use clap::Args;
 use color_eyre::eyre::Result;
 use rayon::prelude::*;
-use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
+use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::{Value, json};
 
 use super::open::{keeping, read_or_say};
 use crate::catalog::session_cache::{self, Level, SessionCache};
 use crate::session::Session;
-use crate::session::flatten::{Filter, FilterMode, Forest, RowContext, Rows};
+use crate::session::flatten::{Filter, FilterMode, Forest, PlainRow, RowContext, Rows};
 use crate::session::text::ToolCalls;
 
 #[derive(Args, Debug)]
@@ -43,9 +45,12 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
-/// Rows are made this many at a time, in parallel, and written in order (a block of JSON rows
-/// is ~2 MB; 4,096 at a time put `show --json` over half the bench session's size at its peak).
-const ROWS_AT_ONCE: usize = 1024;
+/// Rows are made this many at a time and written in order (a block of JSON rows is ~3 MB, of text
+/// rows ~0.8 MB) ...
+const ROWS_AT_ONCE: usize = 4096;
+
+/// ... by parallel tasks, each writing this many of them to a buffer of its own.
+const ROWS_PER_TASK: usize = 256;
 
 /// What every row is made from.
 struct View<'a> {
@@ -83,16 +88,19 @@ impl View<'_> {
         }
     }
 
-    /// Each row's output made by `make`, a block of rows at a time (the rows of a block in
-    /// parallel), in order.
-    fn made_rows<'s, T: Send + 's>(
+    /// The rows written by `make`, each call writing a run of rows to a buffer, a block of rows at
+    /// a time (the runs of a block in parallel), in order.
+    fn made_rows<'s, B: Send + 's>(
         &'s self,
-        make: impl Fn(usize, &RowContext<'_>) -> T + Sync + 's,
-    ) -> impl Iterator<Item = T> + 's {
+        make: impl Fn(Range<usize>, &RowContext<'_>) -> B + Sync + 's,
+    ) -> impl Iterator<Item = B> + 's {
         (0..self.rows.len()).step_by(ROWS_AT_ONCE).flat_map(move |start| {
             let end = (start + ROWS_AT_ONCE).min(self.rows.len());
-            let made: Vec<T> =
-                (start..end).into_par_iter().map_init(|| self.cx(), |cx, r| make(r, cx)).collect();
+            let made: Vec<B> = (start..end)
+                .into_par_iter()
+                .step_by(ROWS_PER_TASK)
+                .map_init(|| self.cx(), |cx, at| make(at..(at + ROWS_PER_TASK).min(end), cx))
+                .collect();
             made
         })
     }
@@ -114,61 +122,208 @@ pub fn run(args: &ShowArgs, cache: Option<&SessionCache>, out: &mut dyn Write) -
 fn write_rows(args: &ShowArgs, view: &View<'_>, out: &mut dyn Write) -> Result<()> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     if args.json {
-        let mut json = serde_json::Serializer::pretty(&mut out);
-        document(args, view, &mut json)?;
+        document(args, view, &mut out)?;
         writeln!(out)?;
     } else {
-        for row in view.made_rows(|r, cx| view.rows.parts(r, cx).plain()) {
-            writeln!(out, "{row}")?;
+        for text in view.made_rows(|rows, cx| plain_rows(view, rows, cx)) {
+            out.write_all(text.as_bytes())?;
         }
     }
     out.flush()?;
     Ok(())
 }
 
-/// The JSON object of the module docs, written as it is made (the rows are never all in memory).
-fn document<W: Write>(
-    args: &ShowArgs,
-    view: &View<'_>,
-    json: &mut serde_json::Serializer<W, serde_json::ser::PrettyFormatter<'_>>,
-) -> Result<()> {
+/// `rows` as text, a line each.
+fn plain_rows(view: &View<'_>, rows: Range<usize>, cx: &RowContext<'_>) -> String {
+    let mut text = String::with_capacity(rows.len() * BYTES_PER_ROW);
+    for r in view.rows.prefetched(rows, cx) {
+        view.rows.write_plain(r, cx, &mut text);
+        text.push('\n');
+    }
+    text
+}
+
+/// Room made for a row of text at first (the bench session's rows take ~200 bytes).
+const BYTES_PER_ROW: usize = 256;
+
+/// The JSON object of the module docs, laid out as serde_json's pretty printer lays it out and
+/// written as it is made (the rows are never all in memory).
+fn document(args: &ShowArgs, view: &View<'_>, out: &mut impl Write) -> Result<()> {
     let session = view.session;
-    let mut doc = json.serialize_map(None)?;
-    doc.serialize_entry("file", &args.file)?;
-    doc.serialize_entry("sessionId", &session.header().id)?;
-    doc.serialize_entry("leafId", &session.graph.leaf().map(|l| session.entry(l).id.clone()))?;
-    doc.serialize_entry("name", &session.graph.name())?;
-    doc.serialize_entry("filter", args.filter.name())?;
-    doc.serialize_entry("entries", &Entries(view))?;
     let damaged: Vec<Value> =
         session.file.damage.iter().map(|d| json!({"line": d.line, "reason": d.kind.describe()})).collect();
-    doc.serialize_entry("damagedLines", &damaged)?;
-    SerializeMap::end(doc)?;
+    let mut doc = Members { out, first: true };
+    doc.member("file", &args.file)?;
+    doc.member("sessionId", &session.header().id)?;
+    doc.member("leafId", &session.graph.leaf().map(|l| &session.entry(l).id))?;
+    doc.member("name", &session.graph.name())?;
+    doc.member("filter", args.filter.name())?;
+    doc.key("entries")?;
+    entries(view, doc.out)?;
+    doc.member("damagedLines", &damaged)?;
+    doc.out.write_all(b"\n}")?;
     Ok(())
 }
 
-/// The `entries` array: the visible rows, each made when it is written.
-struct Entries<'v, 'a>(&'v View<'a>);
+/// The top-level JSON object, written a member at a time.
+struct Members<'w, W> {
+    out: &'w mut W,
+    /// No member is written yet.
+    first: bool,
+}
 
-impl serde::Serialize for Entries<'_, '_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let view = self.0;
-        let mut seq = serializer.serialize_seq(Some(view.rows.len()))?;
-        for row in view.made_rows(|r, cx| row_json(view, r, cx)) {
-            seq.serialize_element(&row)?;
-        }
-        seq.end()
+impl<W: Write> Members<'_, W> {
+    /// `{` or `,`, then the key of the next member.
+    fn key(&mut self, key: &str) -> Result<()> {
+        let open = if std::mem::take(&mut self.first) { "{" } else { "," };
+        write!(self.out, "{open}\n  \"{key}\": ")?;
+        Ok(())
+    }
+
+    fn member(&mut self, key: &str, value: &(impl Serialize + ?Sized)) -> Result<()> {
+        self.key(key)?;
+        pretty(self.out, 1, value)
     }
 }
 
-fn row_json(view: &View<'_>, r: usize, cx: &RowContext<'_>) -> Value {
+/// `value` as serde_json's pretty printer writes it `depth` levels deep into a document.
+fn pretty(out: &mut impl Write, depth: usize, value: &(impl Serialize + ?Sized)) -> Result<()> {
+    let mut formatter = PrettyFormatter::new();
+    for _ in 0..depth {
+        formatter.begin_array(&mut std::io::sink())?;
+    }
+    value.serialize(&mut serde_json::Serializer::with_formatter(out, formatter))?;
+    Ok(())
+}
+
+/// The `entries` array: the visible rows, each made when its block is written.
+fn entries(view: &View<'_>, out: &mut impl Write) -> Result<()> {
+    if view.rows.is_empty() {
+        out.write_all(b"[]")?;
+        return Ok(());
+    }
+    out.write_all(b"[")?;
+    for json in view.made_rows(|rows, cx| rows_json(view, rows, cx)) {
+        out.write_all(&json?)?;
+    }
+    out.write_all(b"\n  ]")?;
+    Ok(())
+}
+
+/// `rows` as elements of `entries`, each after its separator.
+fn rows_json(view: &View<'_>, rows: Range<usize>, cx: &RowContext<'_>) -> Result<Vec<u8>> {
+    let mut json = Vec::with_capacity(rows.len() * JSON_BYTES_PER_ROW);
+    let mut text = String::new();
+    for r in view.rows.prefetched(rows, cx) {
+        json.extend_from_slice(if r == 0 { b"\n    " } else { b",\n    " });
+        text.clear();
+        let plain = view.rows.write_plain(r, cx, &mut text);
+        entry_json(&mut json, view, r, &text, &plain)?;
+    }
+    Ok(json)
+}
+
+/// Room made for a row of JSON at first (the bench session's take ~700 bytes).
+const JSON_BYTES_PER_ROW: usize = 768;
+
+/// Row `r`, written as `text` with its parts at `plain`, as the element of `entries` the module
+/// docs describe: the object serde_json's pretty printer writes two levels deep.
+fn entry_json(json: &mut Vec<u8>, view: &View<'_>, r: usize, text: &str, plain: &PlainRow) -> Result<()> {
     let entry = view.session.entry(view.rows.entry(r));
-    let parts = view.rows.parts(r, cx);
-    json!({
-        "id": entry.id, "parentId": entry.parent_id, "type": entry.type_name(),
-        "role": entry.role(), "line": entry.line, "depth": view.rows.display_indent(r),
-        "prefix": parts.prefix, "text": parts.text.plain(), "label": parts.label,
-        "onActivePath": !parts.path_marker.is_empty(), "isLeaf": parts.is_leaf,
-        "row": parts.plain(),
-    })
+    let members = [
+        ("id", Json::Str(Some(&entry.id))),
+        ("parentId", Json::Str(entry.parent_id.as_deref())),
+        ("type", Json::Str(Some(entry.type_name()))),
+        ("role", Json::Str(entry.role())),
+        ("line", Json::Number(entry.line)),
+        ("depth", Json::Number(view.rows.display_indent(r))),
+        ("prefix", Json::Str(Some(&text[plain.prefix.clone()]))),
+        ("text", Json::Str(Some(&text[plain.text.clone()]))),
+        ("label", Json::Str(plain.label.clone().map(|label| &text[label]))),
+        ("onActivePath", Json::Bool(plain.on_path)),
+        ("isLeaf", Json::Bool(plain.is_leaf)),
+        ("row", Json::Str(Some(text))),
+    ];
+    for (n, (key, value)) in members.into_iter().enumerate() {
+        let open: &[u8] = if n == 0 { b"{" } else { b"," };
+        json.extend_from_slice(open);
+        write!(json, "\n      \"{key}\": ")?;
+        value.write(json)?;
+    }
+    json.extend_from_slice(b"\n    }");
+    Ok(())
+}
+
+/// The value of a member of an element of `entries`.
+enum Json<'a> {
+    /// A string, or `null`.
+    Str(Option<&'a str>),
+    Number(u32),
+    Bool(bool),
+}
+
+impl Json<'_> {
+    /// The value as serde_json writes it. A string with nothing to escape in it (a row's usual
+    /// case, tested a whole string at a time) is copied as it is between its quotes: serde_json
+    /// looks up every byte of every string, which was the larger part of the time to write a row.
+    fn write(self, json: &mut Vec<u8>) -> Result<()> {
+        match self {
+            Json::Str(Some(s)) if !needs_escape(s) => {
+                json.push(b'"');
+                json.extend_from_slice(s.as_bytes());
+                json.push(b'"');
+            }
+            Json::Str(s) => serde_json::to_writer(json, &s)?,
+            Json::Number(n) => serde_json::to_writer(json, &n)?,
+            Json::Bool(b) => serde_json::to_writer(json, &b)?,
+        }
+        Ok(())
+    }
+}
+
+/// Whether serde_json escapes something in `s`: a control character, a quote or a backslash.
+fn needs_escape(s: &str) -> bool {
+    // `fold` rather than `any`: no early exit, so the bytes are tested a vector at a time.
+    s.bytes().fold(false, |escape, b| escape | (b < 0x20) | (b == b'"') | (b == b'\\'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each element of `entries` is what serde_json's pretty printer writes for the object of
+    /// the module docs two levels deep, strings to escape or not, labels or none.
+    #[test]
+    fn an_entry_is_written_as_serde_json_writes_it() {
+        let lines = [
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+            r#"{"type":"message","id":"u\"1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"say \"hi\" in C:\\dir ✨"}}"#,
+            r#"{"type":"message","id":"a1","parentId":"u\"1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"plain"}]}}"#,
+            r#"{"type":"message","id":"u2","parentId":"u\"1","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"other"}}"#,
+            r#"{"type":"label","id":"l1","parentId":"u2","timestamp":"2025-01-01T00:00:04.000Z","targetId":"a1","label":"a \\ label"}"#,
+        ];
+        let file = crate::session::parse::parse_bytes(lines.join("\n").as_bytes(), "t.jsonl".into()).unwrap();
+        let session = Session::from_parsed(file);
+        let view = View::of(&session, FilterMode::All);
+        let cx = view.cx();
+        assert_eq!(view.rows.len(), 4);
+        for r in 0..view.rows.len() {
+            let mut text = String::new();
+            let plain = view.rows.write_plain(r, &cx, &mut text);
+            let mut ours = Vec::new();
+            entry_json(&mut ours, &view, r, &text, &plain).unwrap();
+            let entry = session.entry(view.rows.entry(r));
+            let parts = view.rows.parts(r, &cx);
+            let value = json!({
+                "id": entry.id, "parentId": entry.parent_id, "type": entry.type_name(),
+                "role": entry.role(), "line": entry.line, "depth": view.rows.display_indent(r),
+                "prefix": parts.prefix, "text": parts.text.plain(), "label": parts.label,
+                "onActivePath": !parts.path_marker.is_empty(), "isLeaf": parts.is_leaf,
+                "row": parts.plain(),
+            });
+            let mut serde = Vec::new();
+            pretty(&mut serde, 2, &value).unwrap();
+            assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(serde).unwrap());
+        }
+    }
 }

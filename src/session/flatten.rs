@@ -8,13 +8,16 @@
 //! and a row's gutters are a shared linked list, so deep trees stay linear. Cursor moves never
 //! rebuild anything.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
+use std::ops::Range;
 use std::str::FromStr;
 
 use super::Session;
 use super::entry::{Entry, Kind, LEAF_MARKER};
 use super::graph::{Graph, Ix};
-use super::text::{RowText, ToolCalls, row_text};
+use super::text::{RowText, ToolCalls, row_text, write_row_text};
+use crate::memory::prefetch;
 
 /// "No row" / "no gutter" in the compact index fields.
 const NONE: u32 = u32::MAX;
@@ -460,21 +463,37 @@ impl Rows {
     /// connector with the fold glyph) or spaces. Rows deeper than [`MAX_INDENT_LEVELS`] draw only
     /// their innermost levels, after a `«N ` mark giving how many levels are cut.
     pub fn prefix(&self, r: usize, folded: bool) -> String {
+        let mut out = String::new();
+        self.write_prefix(r, folded, &mut out);
+        out
+    }
+
+    /// [`Rows::prefix`] appended to `out`.
+    fn write_prefix(&self, r: usize, folded: bool, out: &mut String) {
         let row = &self.rows[r];
         let depth = self.display_indent_of(row);
         let cut = depth.saturating_sub(MAX_INDENT_LEVELS - 1);
-        let mut gutters: Vec<Option<bool>> = vec![None; (depth - cut) as usize];
+        let mut levels = [None; MAX_INDENT_LEVELS as usize];
+        let gutters = &mut levels[..(depth - cut) as usize];
         let mut g = row.gutter;
         while g != NONE {
             let gutter = self.gutters[g as usize];
-            if (cut..depth).contains(&gutter.level) {
+            if gutter.level < cut {
+                // The levels only fall along the list (an ancestor is indented no deeper).
+                break;
+            }
+            if gutter.level < depth {
                 gutters[(gutter.level - cut) as usize] = Some(gutter.show);
             }
             g = gutter.next;
         }
-        let mut out = if cut > 0 { format!("«{cut} ") } else { String::new() };
+        if cut > 0 {
+            out.push('«');
+            out.push_str(&cut.to_string());
+            out.push(' ');
+        }
         let last = gutters.len().wrapping_sub(1);
-        for (i, gutter) in gutters.into_iter().enumerate() {
+        for (i, gutter) in gutters.iter().enumerate() {
             match gutter {
                 Some(true) => out.push_str("│  "),
                 Some(false) => out.push_str("   "),
@@ -486,7 +505,6 @@ impl Rows {
                 None => out.push_str("   "),
             }
         }
-        out
     }
 
     fn fold_glyph(&self, r: usize, folded: bool) -> char {
@@ -574,8 +592,100 @@ impl RowParts {
 
     /// The whole row as plain text (what `pitree show` prints).
     pub fn plain(&self) -> String {
-        let tag = if self.is_leaf { LEAF_TAG } else { "" };
-        format!("{}{}{}{}{tag}", self.anchor(), self.label_part(), self.label_time_part(), self.text.plain())
+        let marks = Marks {
+            fold_marker: self.fold_marker,
+            path_marker: self.path_marker,
+            label: self.label.as_deref().map(Cow::Borrowed),
+            label_time: self.label_time.as_deref().map(Cow::Borrowed),
+            is_leaf: self.is_leaf,
+        };
+        let mut out = String::new();
+        marks.write(&mut out, |out| out.push_str(&self.prefix), |out| out.push_str(&self.text.plain()));
+        out
+    }
+}
+
+/// What a row shows besides its prefix and its text.
+struct Marks<'a> {
+    fold_marker: &'static str,
+    path_marker: &'static str,
+    /// Sanitized.
+    label: Option<Cow<'a, str>>,
+    label_time: Option<Cow<'a, str>>,
+    is_leaf: bool,
+}
+
+/// Where the parts of a row written by [`Rows::write_plain`] lie in what it was written to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlainRow {
+    pub prefix: Range<usize>,
+    /// The label, without brackets.
+    pub label: Option<Range<usize>>,
+    pub text: Range<usize>,
+    /// The row is on the path root → leaf (it has the `• ` marker).
+    pub on_path: bool,
+    /// The row stands for the leaf (it ends with [`LEAF_TAG`]).
+    pub is_leaf: bool,
+}
+
+impl Marks<'_> {
+    /// The row as plain text appended to `out`, the prefix and the text written by `prefix` and
+    /// `text`.
+    fn write(
+        &self,
+        out: &mut String,
+        prefix: impl FnOnce(&mut String),
+        text: impl FnOnce(&mut String),
+    ) -> PlainRow {
+        let prefix = appended(out, prefix);
+        out.push_str(self.fold_marker);
+        out.push_str(self.path_marker);
+        let label = self.label.as_deref().map(|label| {
+            out.push('[');
+            let at = appended(out, |out| out.push_str(label));
+            out.push_str("] ");
+            at
+        });
+        if let Some(time) = &self.label_time {
+            out.push_str(time);
+            out.push(' ');
+        }
+        let text = appended(out, text);
+        if self.is_leaf {
+            out.push_str(LEAF_TAG);
+        }
+        PlainRow { prefix, label, text, on_path: !self.path_marker.is_empty(), is_leaf: self.is_leaf }
+    }
+}
+
+/// Where in `out` what `write` appends to it lies.
+fn appended(out: &mut String, write: impl FnOnce(&mut String)) -> Range<usize> {
+    let start = out.len();
+    write(out);
+    start..out.len()
+}
+
+/// What [`Rows::prefetched`] asks for how many rows ahead of the row being written. A row reads
+/// its entry, the entry's message, and the message's text or the call a tool result answers, each
+/// a part of a big session's memory long out of the cache when the row is written: waiting for
+/// them in turn was most of the time to write a row. Each is asked for once the one before it has
+/// had time to come, since its address is read from it.
+#[derive(Debug, Clone, Copy)]
+enum Ahead {
+    Entry,
+    Message,
+    Text,
+}
+
+impl Ahead {
+    const ALL: [Ahead; 3] = [Ahead::Entry, Ahead::Message, Ahead::Text];
+
+    fn rows(self) -> usize {
+        match self {
+            Ahead::Entry => 8,
+            Ahead::Message => 4,
+            Ahead::Text => 2,
+        }
     }
 }
 
@@ -596,18 +706,75 @@ impl Rows {
     /// The parts of row `r`.
     pub fn parts(&self, r: usize, cx: &RowContext<'_>) -> RowParts {
         let ix = self.entry(r);
-        let entry = cx.session.entry(ix);
         let folded = cx.folded.contains(&ix);
-        let label = cx.session.graph.label_of(&entry.id);
-        let label_time =
-            label.zip(cx.label_time).and_then(|(l, format)| super::date::parse_ms(&l.timestamp).map(format));
+        let marks = self.marks(r, folded, cx);
         RowParts {
             prefix: self.prefix(r, folded),
+            fold_marker: marks.fold_marker,
+            path_marker: marks.path_marker,
+            label: marks.label.map(Cow::into_owned),
+            label_time: marks.label_time.map(Cow::into_owned),
+            text: row_text(cx.session.entry(ix), cx.session.entries(), cx.calls, cx.home),
+            is_leaf: marks.is_leaf,
+        }
+    }
+
+    /// Row `r` as [`RowParts::plain`] has it, appended to `out` without making its parts.
+    pub fn write_plain(&self, r: usize, cx: &RowContext<'_>, out: &mut String) -> PlainRow {
+        let ix = self.entry(r);
+        let folded = cx.folded.contains(&ix);
+        let entry = cx.session.entry(ix);
+        self.marks(r, folded, cx).write(
+            out,
+            |out| self.write_prefix(r, folded, out),
+            |out| write_row_text(entry, cx.session.entries(), cx.calls, cx.home, out),
+        )
+    }
+
+    /// `rows` in order, each given once what the rows a few places ahead of it will read when
+    /// they are written has been asked of the memory: its entry, then the entry's message, then
+    /// the message's text and the calls a tool result looks up, each a few rows ahead (`Ahead`).
+    pub fn prefetched<'s>(
+        &'s self,
+        rows: Range<usize>,
+        cx: &'s RowContext<'_>,
+    ) -> impl Iterator<Item = usize> + 's {
+        let end = rows.end;
+        rows.inspect(move |&r| {
+            for ahead in Ahead::ALL {
+                if r + ahead.rows() < end {
+                    self.prefetch(r + ahead.rows(), cx, ahead);
+                }
+            }
+        })
+    }
+
+    /// Ask for the part of what writing row `r` reads that `ahead` stands for.
+    fn prefetch(&self, r: usize, cx: &RowContext<'_>, ahead: Ahead) {
+        let entry = cx.session.entry(self.entry(r));
+        match (ahead, entry.message()) {
+            (Ahead::Entry, _) => prefetch(entry),
+            (Ahead::Message, Some(m)) => prefetch(m),
+            (Ahead::Text, Some(m)) => {
+                prefetch(m.text.head.as_str());
+                if let Some(id) = &m.tool_call_id {
+                    cx.calls.prefetch(id);
+                }
+            }
+            (_, None) => {}
+        }
+    }
+
+    fn marks<'a>(&self, r: usize, folded: bool, cx: &RowContext<'a>) -> Marks<'a> {
+        let ix = self.entry(r);
+        let label = cx.session.graph.label_of(&cx.session.entry(ix).id);
+        let label_time =
+            label.zip(cx.label_time).and_then(|(l, format)| super::date::parse_ms(&l.timestamp).map(format));
+        Marks {
             fold_marker: self.fold_marker(r, folded),
             path_marker: if cx.forest.on_path(ix) { "• " } else { "" },
-            label: label.map(|l| crate::display::sanitize(&l.text).into_owned()),
-            label_time,
-            text: row_text(entry, cx.session.entries(), cx.calls, cx.home),
+            label: label.map(|l| crate::display::sanitize(&l.text)),
+            label_time: label_time.map(Cow::Owned),
             is_leaf: cx.leaf_row == Some(r),
         }
     }
@@ -629,5 +796,131 @@ mod tests {
         assert_eq!(FilterMode::Default.prev(), FilterMode::All);
         assert_eq!("labeled-only".parse(), Ok(FilterMode::LabeledOnly));
         assert!("nope".parse::<FilterMode>().is_err());
+    }
+
+    /// A session with a row of every kind: labels (one with a time), folds, wide and unsafe
+    /// characters, tool calls of every format, long texts, branches, rows deeper than
+    /// [`MAX_INDENT_LEVELS`], and a label as the leaf.
+    fn every_kind_of_row() -> Session {
+        use serde_json::json;
+        let mut lines = vec![
+            json!({"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"}),
+        ];
+        let mut add = |id: &str, parent: Option<&str>, kind: serde_json::Value| {
+            let mut line = json!({"id": id, "parentId": parent, "timestamp": "2025-01-01T00:00:01.000Z"});
+            line.as_object_mut().unwrap().extend(kind.as_object().unwrap().clone());
+            lines.push(line);
+        };
+        let message = |message: serde_json::Value| json!({"type": "message", "message": message});
+        let call = |id: &str, name: &str, args: serde_json::Value| json!({"type": "toolCall", "id": id, "name": name, "arguments": args});
+        let result = |id: &str| {
+            message(json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": "x"}))
+        };
+        let long = format!("日本語 \u{1b}[31m\u{202e}✨ e\u{301}\t{}", "word ".repeat(60));
+        add("u0", None, message(json!({"role": "user", "content": long})));
+        let calls = json!([
+            call("c1", "read", json!({"path": "/home/dev/src/../a.rs", "offset": 10, "limit": 5})),
+            call("c2", "bash", json!({"command": format!("cargo\ttest\n{}", "x".repeat(60))})),
+            call("c3", "grep", json!({"pattern": "fn\u{1b} main", "path": "/home/dev"})),
+            call("c4", "web", json!({"query": "a very long search query that goes on and on"})),
+            call("c5", "ls", json!({})),
+        ]);
+        add("a0", Some("u0"), message(json!({"role": "assistant", "content": calls})));
+        let mut parent = "a0".to_string();
+        for id in ["c1", "c2", "c3", "c4", "c5", "gone"] {
+            let r = format!("r-{id}");
+            add(&r, Some(&parent), result(id));
+            parent = r;
+        }
+        add("t0", Some(&parent), message(json!({"role": "toolResult", "content": "x"})));
+        add(
+            "e0",
+            Some("t0"),
+            message(
+                json!({"role": "assistant", "content": [], "stopReason": "error", "errorMessage": format!(" boom\n{}", "e".repeat(100))}),
+            ),
+        );
+        add("e1", Some("e0"), message(json!({"role": "assistant", "content": [], "stopReason": "aborted"})));
+        add(
+            "b0",
+            Some("e1"),
+            message(json!({"role": "bashExecution", "command": " ls\n-la ", "output": ""})),
+        );
+        add(
+            "k0",
+            Some("b0"),
+            json!({"type": "compaction", "summary": "s", "firstKeptEntryId": "u0", "tokensBefore": 12345}),
+        );
+        add(
+            "s0",
+            Some("k0"),
+            json!({"type": "branch_summary", "fromId": "u0", "summary": "  went\u{2028}elsewhere  "}),
+        );
+        add(
+            "m0",
+            Some("s0"),
+            json!({"type": "custom_message", "customType": "note\u{7}", "content": "hi", "display": true}),
+        );
+        add("i0", Some("m0"), json!({"type": "session_info", "name": ""}));
+        add("i1", Some("i0"), json!({"type": "session_info", "name": "ti\u{200b}tle"}));
+        add("h0", Some("i1"), json!({"type": "model_change", "provider": "p", "modelId": "m\u{1b}"}));
+        add("u1", Some("a0"), message(json!({"role": "user", "content": "another way"})));
+        let mut parent = "u1".to_string();
+        for level in 0..30 {
+            add(&format!("leaf{level}"), Some(&parent), message(json!({"role": "user", "content": "side"})));
+            let next = format!("deep{level}");
+            add(
+                &next,
+                Some(&parent),
+                message(json!({"role": "assistant", "content": [{"type": "text", "text": "on"}]})),
+            );
+            parent = next;
+        }
+        add("l0", Some("u0"), json!({"type": "label", "targetId": "u0", "label": "im\u{1b}portant ✨"}));
+        add("l1", Some(&parent), json!({"type": "label", "targetId": "deep29", "label": "deepest"}));
+        let text: Vec<String> = lines.iter().map(serde_json::Value::to_string).collect();
+        Session::from_parsed(
+            super::super::parse::parse_bytes(text.join("\n").as_bytes(), "t.jsonl".into()).unwrap(),
+        )
+    }
+
+    #[test]
+    fn the_plain_writer_writes_what_the_parts_say() {
+        let session = every_kind_of_row();
+        let forest = Forest::build(&session.graph);
+        let calls = ToolCalls::build(session.entries(), forest.order());
+        let time = |ms: i64| format!("t{ms}");
+        let some_folded: HashSet<Ix> =
+            ["u1", "deep5"].iter().filter_map(|id| session.graph.find(id)).collect();
+        for folded in [HashSet::new(), some_folded] {
+            for mode in FilterMode::CYCLE {
+                let rows = Rows::build(&forest, &session, Filter { mode, matches: None, folded: &folded });
+                for label_time in [None, Some(&time as &dyn Fn(i64) -> String)] {
+                    let cx = RowContext {
+                        session: &session,
+                        forest: &forest,
+                        calls: &calls,
+                        folded: &folded,
+                        home: Some("/home/dev"),
+                        leaf_row: rows.leaf_row(&session),
+                        label_time,
+                    };
+                    let mut out = "before".to_string();
+                    for r in 0..rows.len() {
+                        let parts = rows.parts(r, &cx);
+                        let start = out.len();
+                        let plain = rows.write_plain(r, &cx, &mut out);
+                        assert_eq!(out[start..], parts.plain());
+                        assert_eq!(out[plain.prefix], parts.prefix);
+                        assert_eq!(plain.label.map(|l| &out[l]), parts.label.as_deref());
+                        assert_eq!(out[plain.text], parts.text.plain());
+                        assert_eq!(
+                            (plain.on_path, plain.is_leaf),
+                            (!parts.path_marker.is_empty(), parts.is_leaf)
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -71,6 +71,11 @@ pub fn format_number(n: f64) -> String {
     ryu_js::Buffer::new().format(n).to_string()
 }
 
+/// [`format_number`] appended to `out`, without a `String` of its own.
+pub fn push_number(out: &mut String, n: f64) {
+    out.push_str(ryu_js::Buffer::new().format(n));
+}
+
 /// [`format_number`] written to `out`, without a `String` of its own.
 pub fn write_number<W: ?Sized + io::Write>(out: &mut W, n: f64) -> io::Result<()> {
     out.write_all(ryu_js::Buffer::new().format(n).as_bytes())

@@ -12,8 +12,9 @@ use std::borrow::Cow;
 
 use super::entry::{Entry, Kind, LineArg, Message, ToolCall};
 use super::graph::Ix;
-use super::js::{self, format_number, utf16_head, utf16_len};
+use super::js::{self, push_number, utf16_head, utf16_len};
 use crate::display::{char_end, sanitize};
+use crate::memory::prefetch;
 
 /// How many characters of a message text a row shows (pi cuts at 200 UTF-16 units).
 pub const ROW_TEXT_CHARS: usize = 200;
@@ -59,21 +60,43 @@ pub struct RowText {
 }
 
 impl RowText {
-    fn one(tone: Tone, text: impl Into<String>) -> RowText {
-        RowText::default().push(tone, text)
-    }
-
-    fn push(mut self, tone: Tone, text: impl Into<String>) -> RowText {
-        let text = text.into();
-        if !text.is_empty() {
-            self.pieces.push(Piece { tone, text });
-        }
-        self
-    }
-
     /// The pieces joined.
     pub fn plain(&self) -> String {
         self.pieces.iter().map(|p| p.text.as_str()).collect()
+    }
+}
+
+/// Where a row text is written, piece by piece, each in its tone: a [`RowText`] keeps the pieces,
+/// a `String` only their text (what `pitree show` prints).
+pub trait TextOut {
+    /// Append what `write` appends to the string it is given, as text in `tone`.
+    fn put_with(&mut self, tone: Tone, write: impl FnOnce(&mut String));
+
+    /// Append `text` in `tone`.
+    fn put(&mut self, tone: Tone, text: &str) {
+        self.put_with(tone, |out| out.push_str(text));
+    }
+}
+
+impl TextOut for RowText {
+    /// Text in the tone of the last piece extends that piece; an empty piece is left out.
+    fn put_with(&mut self, tone: Tone, write: impl FnOnce(&mut String)) {
+        match self.pieces.last_mut() {
+            Some(last) if last.tone == tone => write(&mut last.text),
+            _ => {
+                let mut text = String::new();
+                write(&mut text);
+                if !text.is_empty() {
+                    self.pieces.push(Piece { tone, text });
+                }
+            }
+        }
+    }
+}
+
+impl TextOut for String {
+    fn put_with(&mut self, _tone: Tone, write: impl FnOnce(&mut String)) {
+        write(self);
     }
 }
 
@@ -87,6 +110,12 @@ impl RowText {
 pub struct ToolCalls {
     /// `(hash of the id, order of insertion, entry, call within the entry)`, sorted.
     calls: Vec<(u64, u32, Ix, u32)>,
+    /// For each value of the top `bits` bits of a hash, where the calls whose hash
+    /// starts with it begin in `calls`, then the end of `calls`: a lookup reads one or two calls
+    /// in place of a binary search over all of them (a cache miss per step on 35,000 calls, the
+    /// most costly part of `pitree show`'s rows).
+    starts: Vec<u32>,
+    bits: u32,
 }
 
 impl ToolCalls {
@@ -103,7 +132,38 @@ impl ToolCalls {
             }
         }
         calls.sort_unstable();
-        ToolCalls { calls }
+        // About two calls a bucket: `starts` takes at most 4 bytes a call.
+        let bits = (calls.len() / 2).next_power_of_two().trailing_zeros();
+        let mut found = ToolCalls { calls, starts: Vec::new(), bits };
+        found.starts = found.bucket_starts();
+        found
+    }
+
+    /// The top `bits` bits of `hash`.
+    fn bucket(&self, hash: u64) -> usize {
+        hash.checked_shr(64 - self.bits).unwrap_or(0) as usize
+    }
+
+    /// [`ToolCalls::starts`], from the sorted calls.
+    fn bucket_starts(&self) -> Vec<u32> {
+        let buckets = 1 << self.bits;
+        let mut starts = Vec::with_capacity(buckets + 1);
+        let mut at = 0;
+        for bucket in 0..=buckets {
+            while self.calls.get(at).is_some_and(|c| self.bucket(c.0) < bucket) {
+                at += 1;
+            }
+            starts.push(at as u32);
+        }
+        starts
+    }
+
+    /// Ask the memory for the calls a lookup of this id will read (see [`crate::memory::prefetch`]).
+    pub fn prefetch(&self, id: &str) {
+        let bucket = self.bucket(ToolCall::hash_id(id));
+        if let (Some(&start), Some(&end)) = (self.starts.get(bucket), self.starts.get(bucket + 1)) {
+            prefetch(&self.calls[start as usize..end as usize]);
+        }
     }
 
     /// The call with this id.
@@ -118,11 +178,12 @@ impl ToolCalls {
 
     fn find<'a>(&self, entries: &'a [Entry], id: &str) -> Option<(Ix, &'a ToolCall)> {
         let hash = ToolCall::hash_id(id);
-        let same_hash =
-            self.calls.partition_point(|c| c.0 < hash)..self.calls.partition_point(|c| c.0 <= hash);
-        self.calls[same_hash]
+        let bucket = self.bucket(hash);
+        let (&start, &end) = (self.starts.get(bucket)?, self.starts.get(bucket + 1)?);
+        self.calls[start as usize..end as usize]
             .iter()
             .rev()
+            .filter(|c| c.0 == hash)
             .filter_map(|&(_, _, ix, n)| {
                 Some((ix, entries[ix as usize].message()?.tool_calls.get(n as usize)?))
             })
@@ -133,92 +194,124 @@ impl ToolCalls {
 /// What the row of `entry` says after its markers and label. `home` is the user's home directory,
 /// shown as `~` in tool-call paths.
 pub fn row_text(entry: &Entry, entries: &[Entry], calls: &ToolCalls, home: Option<&str>) -> RowText {
+    let mut text = RowText::default();
+    write_row_text(entry, entries, calls, home, &mut text);
+    text
+}
+
+/// [`row_text`] written to `out`.
+pub fn write_row_text(
+    entry: &Entry,
+    entries: &[Entry],
+    calls: &ToolCalls,
+    home: Option<&str>,
+    out: &mut impl TextOut,
+) {
     match &entry.kind {
-        Kind::Message(m) => message_text(m, entries, calls, home),
+        Kind::Message(m) => write_message_text(m, entries, calls, home, out),
         Kind::CustomMessage { custom_type, text, .. } => {
-            RowText::one(Tone::CustomLabel, format!("[{}]: ", sanitize(custom_type)))
-                .push(Tone::Normal, row_line(&text.head))
+            tagged(out, Tone::CustomLabel, "[", custom_type, "]: ");
+            out.put(Tone::Normal, &row_line(&text.head));
         }
-        Kind::Compaction { tokens_before, .. } => RowText::one(
-            Tone::BorderAccent,
-            format!("[compaction: {}k tokens]", (tokens_before / 1000.0).round()),
-        ),
+        Kind::Compaction { tokens_before, .. } => out
+            .put(Tone::BorderAccent, &format!("[compaction: {}k tokens]", (tokens_before / 1000.0).round())),
         Kind::BranchSummary { summary, .. } => {
-            RowText::one(Tone::Warning, "[branch summary]: ").push(Tone::Normal, normalize(&summary.head))
+            out.put(Tone::Warning, "[branch summary]: ");
+            out.put(Tone::Normal, &normalize(&summary.head));
         }
-        Kind::ModelChange { model_id, .. } => {
-            RowText::one(Tone::Dim, format!("[model: {}]", sanitize(model_id)))
-        }
-        Kind::ThinkingLevelChange { level } => {
-            RowText::one(Tone::Dim, format!("[thinking: {}]", sanitize(level)))
-        }
-        Kind::Custom { custom_type } => {
-            RowText::one(Tone::Dim, format!("[custom: {}]", sanitize(custom_type)))
-        }
+        Kind::ModelChange { model_id, .. } => tagged(out, Tone::Dim, "[model: ", model_id, "]"),
+        Kind::ThinkingLevelChange { level } => tagged(out, Tone::Dim, "[thinking: ", level, "]"),
+        Kind::Custom { custom_type } => tagged(out, Tone::Dim, "[custom: ", custom_type, "]"),
         Kind::Label { label, .. } => match label {
-            Some(l) => RowText::one(Tone::Dim, format!("[label: {}]", sanitize(l))),
-            None => RowText::one(Tone::Dim, "[label: (cleared)]"),
+            Some(l) => tagged(out, Tone::Dim, "[label: ", l, "]"),
+            None => out.put(Tone::Dim, "[label: (cleared)]"),
         },
         Kind::SessionInfo { name } => match name.as_deref() {
-            Some(n) if !n.is_empty() => RowText::one(Tone::Dim, format!("[title: {}]", sanitize(n))),
-            _ => RowText::one(Tone::Dim, "[title: ").push(Tone::Italic, "empty").push(Tone::Dim, "]"),
+            Some(n) if !n.is_empty() => tagged(out, Tone::Dim, "[title: ", n, "]"),
+            _ => {
+                out.put(Tone::Dim, "[title: ");
+                out.put(Tone::Italic, "empty");
+                out.put(Tone::Dim, "]");
+            }
         },
-        Kind::Usage { kind, .. } => RowText::one(Tone::Dim, format!("[usage: {}]", sanitize(kind))),
+        Kind::Usage { kind, .. } => tagged(out, Tone::Dim, "[usage: ", kind, "]"),
         Kind::ContextEdit { target_id, drops } => {
-            RowText::one(Tone::Dim, format!("[context {}: {}]", edit_verb(*drops), sanitize(target_id)))
+            tagged(out, Tone::Dim, &format!("[context {}: ", edit_verb(*drops)), target_id, "]");
         }
-        Kind::Unknown { type_name } => RowText::one(Tone::Dim, format!("[{}]", sanitize(type_name))),
+        Kind::Unknown { type_name } => tagged(out, Tone::Dim, "[", type_name, "]"),
     }
 }
 
-fn message_text(m: &Message, entries: &[Entry], calls: &ToolCalls, home: Option<&str>) -> RowText {
+/// `open`, `text` sanitized, `close`, in one tone.
+fn tagged(out: &mut impl TextOut, tone: Tone, open: &str, text: &str, close: &str) {
+    out.put_with(tone, |out| {
+        out.push_str(open);
+        out.push_str(&sanitize(text));
+        out.push_str(close);
+    });
+}
+
+/// [`write_row_text`] for a message, by its role.
+fn write_message_text(
+    m: &Message,
+    entries: &[Entry],
+    calls: &ToolCalls,
+    home: Option<&str>,
+    out: &mut impl TextOut,
+) {
     match m.role.as_str() {
-        "user" => RowText::one(Tone::Accent, "user: ").push(Tone::Normal, row_line(&m.text.head)),
+        "user" => {
+            out.put(Tone::Accent, "user: ");
+            out.put(Tone::Normal, &row_line(&m.text.head));
+        }
         "assistant" => {
+            out.put(Tone::Success, "assistant: ");
             let text = row_line(&m.text.head);
-            let head = RowText::one(Tone::Success, "assistant: ");
             if !text.is_empty() {
-                head.push(Tone::Normal, text)
+                out.put(Tone::Normal, &text);
             } else if m.stop_reason.as_deref() == Some("aborted") {
-                head.push(Tone::Muted, "(aborted)")
+                out.put(Tone::Muted, "(aborted)");
             } else if let Some(err) = m.error_message.as_deref().filter(|e| !e.is_empty()) {
-                head.push(Tone::Error, cut_chars(&normalize(err), ERROR_CHARS))
+                out.put(Tone::Error, cut_chars(&normalize(err), ERROR_CHARS));
             } else {
-                head.push(Tone::Muted, "(no content)")
+                out.put(Tone::Muted, "(no content)");
             }
         }
         "toolResult" => {
             let call = m.tool_call_id.as_deref().and_then(|id| calls.get(entries, id));
-            let text = match (call, m.tool_name.as_deref()) {
-                (Some(call), _) => format_tool_call(call, home),
-                (None, Some(name)) => format!("[{}]", sanitize(name)),
-                (None, _) => "[tool]".to_string(),
-            };
-            RowText::one(Tone::Muted, text)
+            match (call, m.tool_name.as_deref()) {
+                (Some(call), _) => out.put_with(Tone::Muted, |out| write_tool_call(call, home, out)),
+                (None, Some(name)) => tagged(out, Tone::Muted, "[", name, "]"),
+                (None, _) => out.put(Tone::Muted, "[tool]"),
+            }
         }
         "bashExecution" => {
-            RowText::one(Tone::Dim, format!("[bash]: {}", normalize(m.command.as_deref().unwrap_or(""))))
+            out.put(Tone::Dim, "[bash]: ");
+            out.put(Tone::Dim, &normalize(m.command.as_deref().unwrap_or("")));
         }
-        role => RowText::one(Tone::Dim, format!("[{}]", sanitize(role))),
+        role => tagged(out, Tone::Dim, "[", role, "]"),
     }
 }
 
 /// A message text for a row: cut to [`ROW_TEXT_CHARS`] characters (between grapheme clusters),
 /// then normalized.
-fn row_line(text: &str) -> String {
-    normalize(&cut_chars(text, ROW_TEXT_CHARS))
+fn row_line(text: &str) -> Cow<'_, str> {
+    normalize(cut_chars(text, ROW_TEXT_CHARS))
 }
 
 /// pi's `normalize` (line breaks and tabs become spaces, then trim), with every other control
 /// and bidi character sanitized too. Runs of spaces stay, as in pi.
-fn normalize(text: &str) -> String {
-    sanitize(text).trim().to_string()
+fn normalize(text: &str) -> Cow<'_, str> {
+    match sanitize(text) {
+        Cow::Borrowed(clean) => Cow::Borrowed(clean.trim()),
+        Cow::Owned(clean) => Cow::Owned(clean.trim().to_string()),
+    }
 }
 
 /// The first `max` characters of `text`, extended to the end of a grapheme cluster.
-fn cut_chars(text: &str, max: usize) -> String {
+fn cut_chars(text: &str, max: usize) -> &str {
     let end = ascii_cut(text.as_bytes(), max).unwrap_or_else(|| grapheme_cut(text, max));
-    text[..end].to_string()
+    &text[..end]
 }
 
 /// Where [`cut_chars`] cuts: clusters are taken while fewer than `max` characters are, so the cut
@@ -240,72 +333,103 @@ fn grapheme_cut(text: &str, max: usize) -> usize {
 /// two), and the byte after them, if any, is ASCII too (so it extends no cluster before it).
 fn ascii_cut(text: &[u8], max: usize) -> Option<usize> {
     let end = text.len().min(max);
-    let plain = text[..end].iter().all(|&b| b.is_ascii() && b != b'\r');
+    // `fold` rather than `all`: no early exit, so the bytes are tested a vector at a time.
+    let plain = text[..end].iter().fold(true, |ok, &b| ok & b.is_ascii() & (b != b'\r'));
     (plain && text.get(end).is_none_or(u8::is_ascii)).then_some(end)
 }
 
 /// pi's `formatToolCall`: a one-line summary of a tool call, sanitized.
 pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
-    let args = &call.args;
-    let shown = |arg: Option<&String>, default: &str| shorten_path(arg.map_or(default, String::as_str), home);
-    let file = || shown(args.path.as_ref().or(args.file_path.as_ref()), "");
-    let pattern = args.pattern.as_deref().unwrap_or("");
-    let text = match call.name.as_str() {
-        "read" => format!("[read: {}{}]", file(), read_range(args.offset, args.limit)),
-        "write" => format!("[write: {}]", file()),
-        "edit" => format!("[edit: {}]", file()),
-        "bash" => {
-            let raw = args.command.as_deref().unwrap_or("");
-            let cmd = raw.replace(['\n', '\t'], " ");
-            let more = if utf16_len(raw) > 50 { "..." } else { "" };
-            format!("[bash: {}{more}]", utf16_head(js::trim(&cmd), 50))
-        }
-        "grep" => format!("[grep: /{pattern}/ in {}]", shown(args.path.as_ref(), ".")),
-        "find" => format!("[find: {pattern} in {}]", shown(args.path.as_ref(), ".")),
-        "ls" => format!("[ls: {}]", shown(args.path.as_ref(), ".")),
-        name => {
-            let more = if !args.json_complete || utf16_len(&args.json_head) > 40 { "..." } else { "" };
-            format!("[{name}: {}{more}]", utf16_head(&args.json_head, 40))
-        }
-    };
-    sanitize(&text).into_owned()
+    let mut out = String::new();
+    write_tool_call(call, home, &mut out);
+    out
 }
 
-/// pi's `formatReadLineRange`: `:START` or `:START-END`, nothing when a bound is not a number.
-fn read_range(offset: LineArg, limit: LineArg) -> String {
+/// [`format_tool_call`] appended to `out`.
+pub fn write_tool_call<'c>(call: &'c ToolCall, home: Option<&str>, out: &mut String) {
+    let start = out.len();
+    let args = &call.args;
+    let shown = |arg: Option<&'c String>, default: &'static str| {
+        shorten_path(arg.map_or(default, String::as_str), home)
+    };
+    let file = || shown(args.path.as_ref().or(args.file_path.as_ref()), "");
+    let pattern = args.pattern.as_deref().unwrap_or("");
+    match call.name.as_str() {
+        "read" => {
+            out.extend(["[read: ", &*file()]);
+            write_read_range(args.offset, args.limit, out);
+            out.push(']');
+        }
+        "write" => out.extend(["[write: ", &*file(), "]"]),
+        "edit" => out.extend(["[edit: ", &*file(), "]"]),
+        "bash" => {
+            let raw = args.command.as_deref().unwrap_or("");
+            let cmd = if raw.contains(['\n', '\t']) {
+                Cow::Owned(raw.replace(['\n', '\t'], " "))
+            } else {
+                Cow::Borrowed(raw)
+            };
+            let more = if utf16_len(raw) > 50 { "..." } else { "" };
+            out.extend(["[bash: ", &*utf16_head(js::trim(&cmd), 50), more, "]"]);
+        }
+        "grep" => out.extend(["[grep: /", pattern, "/ in ", &*shown(args.path.as_ref(), "."), "]"]),
+        "find" => out.extend(["[find: ", pattern, " in ", &*shown(args.path.as_ref(), "."), "]"]),
+        "ls" => out.extend(["[ls: ", &*shown(args.path.as_ref(), "."), "]"]),
+        name => {
+            let more = if !args.json_complete || utf16_len(&args.json_head) > 40 { "..." } else { "" };
+            out.extend(["[", name, ": ", &*utf16_head(&args.json_head, 40), more, "]"]);
+        }
+    }
+    sanitize_from(out, start);
+}
+
+/// Sanitize, in place, what `out` holds from `start` on.
+fn sanitize_from(out: &mut String, start: usize) {
+    if let Cow::Owned(clean) = sanitize(&out[start..]) {
+        out.truncate(start);
+        out.push_str(&clean);
+    }
+}
+
+/// pi's `formatReadLineRange` appended to `out`: `:START` or `:START-END`, nothing when a bound is
+/// not a number.
+fn write_read_range(offset: LineArg, limit: LineArg, out: &mut String) {
     let start = match offset {
-        LineArg::Absent if limit == LineArg::Absent => return String::new(),
+        LineArg::Absent if limit == LineArg::Absent => return,
         LineArg::Absent => 1.0,
         LineArg::Number(n) => n,
-        LineArg::Invalid => return String::new(),
+        LineArg::Invalid => return,
     };
-    match limit {
-        LineArg::Absent => format!(":{}", format_number(start)),
-        LineArg::Number(count) => match start + count - 1.0 {
-            0.0 => format!(":{}", format_number(start)),
-            end => format!(":{}-{}", format_number(start), format_number(end)),
-        },
-        LineArg::Invalid => String::new(),
+    let end = match limit {
+        LineArg::Absent => None,
+        LineArg::Number(count) => Some(start + count - 1.0).filter(|&end| end != 0.0),
+        LineArg::Invalid => return,
+    };
+    out.push(':');
+    push_number(out, start);
+    if let Some(end) = end {
+        out.push('-');
+        push_number(out, end);
     }
 }
 
 /// pi's `shortenHomePath`: an absolute path inside `home` (both resolved: `.`, `..` and repeated
 /// or trailing slashes gone) as `~` or `~/REST`; any other path as it is.
-fn shorten_path(path: &str, home: Option<&str>) -> String {
-    let Some(home) = home.filter(|h| h.starts_with('/')) else { return path.to_string() };
+fn shorten_path<'a>(path: &'a str, home: Option<&str>) -> Cow<'a, str> {
+    let Some(home) = home.filter(|h| h.starts_with('/')) else { return Cow::Borrowed(path) };
     if !path.starts_with('/') {
-        return path.to_string();
+        return Cow::Borrowed(path);
     }
     let (home, resolved) = (resolve(home), resolve(path));
     if resolved == home {
-        return "~".to_string();
+        return Cow::Borrowed("~");
     }
     let within = match resolved.strip_prefix(&*home) {
         Some(rest) if home == "/" => Some(rest),
         Some(rest) => rest.strip_prefix('/'),
         None => None,
     };
-    within.map_or_else(|| path.to_string(), |rest| format!("~/{rest}"))
+    within.map_or(Cow::Borrowed(path), |rest| Cow::Owned(format!("~/{rest}")))
 }
 
 /// An absolute path resolved as `path.posix.resolve` does it, without touching the disk.
@@ -403,6 +527,33 @@ mod tests {
         assert_eq!(name("x").as_deref(), Some("second"));
         assert_eq!(name("y").as_deref(), Some("other"));
         assert_eq!(name("z"), None);
+    }
+
+    #[test]
+    fn every_one_of_many_calls_is_found_and_a_repeated_id_finds_the_last() {
+        let ids: Vec<String> = (0..3000).map(|n| format!("call_{}", n % 2500)).collect();
+        let blocks: Vec<String> = ids
+            .iter()
+            .enumerate()
+            .map(|(n, id)| format!(r#"{{"type":"toolCall","id":"{id}","name":"t{n}","arguments":{{}}}}"#))
+            .collect();
+        let text = [
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#
+                .to_string(),
+            format!(
+                r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z","message":{{"role":"assistant","content":[{}]}}}}"#,
+                blocks.join(",")
+            ),
+        ]
+        .join("\n");
+        let file = crate::session::parse::parse_bytes(text.as_bytes(), "t.jsonl".into()).unwrap();
+        let calls = ToolCalls::build(&file.entries, &[0]);
+        for (n, id) in ids.iter().enumerate() {
+            let last = ids.iter().rposition(|other| other == id).unwrap();
+            let name = calls.get(&file.entries, id).map(|c| c.name.to_string());
+            assert_eq!(name, Some(format!("t{last}")), "call {n}");
+        }
+        assert_eq!(calls.get(&file.entries, "call_2500").map(|c| c.id.clone()), None);
     }
 
     #[test]

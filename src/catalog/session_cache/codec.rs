@@ -16,23 +16,6 @@ use crate::session::parse::{Damage, DamageKind, FileFacts, Header};
 /// How many entries ahead [`Writer::entries`] asks for a message to be brought into the cache.
 const PREFETCH_AHEAD: usize = 8;
 
-/// Ask the CPU to bring `message` into its cache. A big session's messages are each an
-/// allocation of their own that is long out of the cache when they are encoded: waiting for
-/// each in turn was half of the encoder's time.
-fn prefetch(message: &Message) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let at = (message as *const Message).cast::<i8>();
-        for line in (0..size_of::<Message>()).step_by(64) {
-            // SAFETY: a prefetch reads nothing and faults on no address; SSE is part of x86_64.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(line)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = message;
-}
-
 /// Encodes values: their bytes, and the text of their strings apart.
 #[derive(Default)]
 pub struct Writer {
@@ -113,8 +96,10 @@ impl Writer {
     pub fn entries(&mut self, entries: &[Entry]) {
         self.u64(entries.len() as u64);
         for (i, e) in entries.iter().enumerate() {
+            // Each message is an allocation of its own, long out of the cache when it is encoded:
+            // waiting for each in turn was half of the encoder's time.
             if let Some(Kind::Message(m)) = entries.get(i + PREFETCH_AHEAD).map(|e| &e.kind) {
-                prefetch(m);
+                crate::memory::prefetch(&**m);
             }
             self.entry(e);
         }
