@@ -3,6 +3,7 @@
 pub mod catalog;
 pub mod cli;
 pub mod display;
+pub mod json_text;
 pub mod manager;
 pub mod memory;
 pub mod session;

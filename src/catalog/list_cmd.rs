@@ -34,6 +34,7 @@ use unicode_width::UnicodeWidthStr;
 use super::display::{display_title, format_age, sanitize, shorten_home};
 use super::search::{Row, SortMode, parse_query, search_once};
 use super::{Catalog, Scope, SessionSummary, default_cache_dir, js, locate};
+use crate::json_text::write_str;
 use crate::session::date::iso_string;
 
 /// Longest title shown in the table, in terminal columns.
@@ -231,23 +232,6 @@ impl<'w, W: Write> Fields<'w, W> {
     }
 }
 
-/// `s` as a JSON string, exactly as serde_json writes it.
-fn write_str(out: &mut impl Write, s: &str) -> io::Result<()> {
-    if has_nothing_to_escape(s.as_bytes()) {
-        out.write_all(b"\"")?;
-        out.write_all(s.as_bytes())?;
-        out.write_all(b"\"")
-    } else {
-        serde_json::to_writer(out, s).map_err(io::Error::from)
-    }
-}
-
-/// No byte that JSON escapes (`"`, `\`, control characters): 32 bytes at a time, without a
-/// branch per byte, so the check vectorises.
-fn has_nothing_to_escape(bytes: &[u8]) -> bool {
-    bytes.chunks(32).all(|c| c.iter().fold(true, |ok, &b| ok & (b >= 0x20) & (b != b'"') & (b != b'\\')))
-}
-
 /// The plain table.
 pub fn write_table(
     out: &mut dyn Write,
@@ -316,33 +300,6 @@ fn truncate(s: &str, columns: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    fn written(s: &str) -> String {
-        let mut out = Vec::new();
-        write_str(&mut out, s).unwrap();
-        String::from_utf8(out).unwrap()
-    }
-
-    proptest! {
-        /// Every string is written exactly as serde_json writes it, with or without escapes.
-        #[test]
-        fn strings_are_written_as_serde_json_writes_them(s in "(\\PC|[\"\\\\\u{0}-\u{1f}\u{7f}\u{2028}])*") {
-            prop_assert_eq!(written(&s), serde_json::to_string(&s).unwrap());
-        }
-    }
-
-    #[test]
-    fn each_byte_json_escapes_is_found_wherever_it_is() {
-        for at in [0, 1, 31, 32, 33, 63, 64, 99] {
-            for b in [b'"', b'\\', 0u8, b'\n', 0x1f] {
-                let mut bytes = vec![b'a'; 100];
-                bytes[at] = b;
-                assert!(!has_nothing_to_escape(&bytes), "byte {b:#x} at {at}");
-            }
-        }
-        assert!(has_nothing_to_escape("plain ascii, ünïcödé, 🌳 and \u{7f}".as_bytes()));
-    }
 
     #[test]
     fn a_row_is_the_documented_object() {

@@ -28,6 +28,7 @@ use serde_json::{Value, json};
 
 use super::open::{keeping, read_or_say};
 use crate::catalog::session_cache::{self, Level, SessionCache};
+use crate::json_text;
 use crate::session::Session;
 use crate::session::flatten::{Filter, FilterMode, Forest, PlainRow, RowContext, Rows};
 use crate::session::text::ToolCalls;
@@ -263,28 +264,18 @@ enum Json<'a> {
 }
 
 impl Json<'_> {
-    /// The value as serde_json writes it. A string with nothing to escape in it (a row's usual
-    /// case, tested a whole string at a time) is copied as it is between its quotes: serde_json
-    /// looks up every byte of every string, which was the larger part of the time to write a row.
+    /// The value as serde_json writes it (a string with nothing to escape copied as it is:
+    /// serde_json looks up every byte of every string, which was the larger part of the time to
+    /// write a row).
     fn write(self, json: &mut Vec<u8>) -> Result<()> {
         match self {
-            Json::Str(Some(s)) if !needs_escape(s) => {
-                json.push(b'"');
-                json.extend_from_slice(s.as_bytes());
-                json.push(b'"');
-            }
-            Json::Str(s) => serde_json::to_writer(json, &s)?,
+            Json::Str(Some(s)) => json_text::write_str(json, s)?,
+            Json::Str(None) => json.extend_from_slice(b"null"),
             Json::Number(n) => serde_json::to_writer(json, &n)?,
             Json::Bool(b) => serde_json::to_writer(json, &b)?,
         }
         Ok(())
     }
-}
-
-/// Whether serde_json escapes something in `s`: a control character, a quote or a backslash.
-fn needs_escape(s: &str) -> bool {
-    // `fold` rather than `any`: no early exit, so the bytes are tested a vector at a time.
-    s.bytes().fold(false, |escape, b| escape | (b < 0x20) | (b == b'"') | (b == b'\\'))
 }
 
 #[cfg(test)]
