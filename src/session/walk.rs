@@ -493,8 +493,10 @@ impl<'a> Walk<'a> {
                 }
                 Some(())
             })?;
-            f.has_image |= ty == Some("image");
-            f.has_thinking |= ty == Some("thinking");
+            if w.reading == Reading::Whole {
+                f.has_image |= ty == Some("image");
+                f.has_thinking |= ty == Some("thinking");
+            }
             if ty == Some("toolCall") {
                 let (id, name) = (Text::from(id.unwrap_or("")), Text::from(name.unwrap_or("")));
                 let args = match arguments {
