@@ -5,7 +5,6 @@ use pitree::cli::run_command;
 
 fn main() {
     pitree::memory::pad_thread_heaps();
-    pitree::memory::prefer_huge_pages_for_main_heap();
     quiet_library_backtraces();
     let _ = color_eyre::install();
     let cli = pitree::cli::options::parse();

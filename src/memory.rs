@@ -1,7 +1,6 @@
 //! How pitree asks for memory: process-wide allocator settings, applied by pitree's `main` before
-//! any thread starts, huge pages for the main thread's heap and for the one big vector a
-//! session's read fills, and prefetches of what a walk over a session's scattered entries will
-//! read next.
+//! any thread starts, huge pages for the one big vector a session's read fills, and prefetches
+//! of what a walk over a session's scattered entries will read next.
 
 /// glibc gives each thread but the main one a heap of its own, which it makes writable a few pages
 /// at a time as the heap grows, with one `mprotect` call each time: the threads that parse a
@@ -14,33 +13,6 @@ pub fn pad_thread_heaps() {
     // SAFETY: mallopt only sets a malloc parameter; no other thread exists yet to race with it.
     unsafe {
         libc::mallopt(libc::M_TOP_PAD, 64 << 20);
-    }
-}
-
-/// Grow the main thread's heap by the pad [`pad_thread_heaps`] sets (64 MB of address space, used
-/// as it is touched) and ask for huge pages on it, as for [`prefer_huge_pages`]: the main thread
-/// decodes a listing's index and collects a big session's entries into thousands of small
-/// allocations, and each fresh 4 KB page of them cost a page fault (~2,000 in a warm listing
-/// of 5,000 sessions, a fifth of its CPU time). Call it once, right after [`pad_thread_heaps`].
-pub fn prefer_huge_pages_for_main_heap() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc, free, sbrk(0) and madvise on memory this process owns; the blocks asked for
-    // are freed at once, and MADV_HUGEPAGE only changes how the kernel backs the heap.
-    unsafe {
-        const HUGE: usize = 2 << 20;
-        // Blocks under the size glibc maps on its own (128 KB) are cut from the heap's free top
-        // (the ~128 KB it starts with) until one makes glibc extend the heap, by the pad.
-        const BLOCK: usize = 60 << 10;
-        let before = libc::sbrk(0) as usize;
-        let mut blocks = Vec::with_capacity(4);
-        while blocks.len() < 4 && libc::sbrk(0) as usize == before {
-            blocks.push(libc::malloc(BLOCK));
-        }
-        let (from, to) = (before.next_multiple_of(HUGE), libc::sbrk(0) as usize / HUGE * HUGE);
-        blocks.into_iter().for_each(|b| libc::free(b));
-        if to > from {
-            libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE);
-        }
     }
 }
 
@@ -99,25 +71,6 @@ pub fn prefetch<T: ?Sized>(value: &T) {
     let _ = value;
 }
 
-/// Whether the mapping that holds `address` is marked for huge pages (the `hg` flag in
-/// `/proc/self/smaps`); `None` when that cannot be read or no mapping holds it. For tests and
-/// diagnostics: it reads the whole of `smaps`.
-pub fn marked_for_huge_pages(address: usize) -> Option<bool> {
-    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
-    let mut in_mapping = false;
-    for line in smaps.lines() {
-        if let Some((range, _)) = line.split_once(' ')
-            && let Some((from, to)) = range.split_once('-')
-            && let (Ok(from), Ok(to)) = (usize::from_str_radix(from, 16), usize::from_str_radix(to, 16))
-        {
-            in_mapping = (from..to).contains(&address);
-        } else if in_mapping && let Some(flags) = line.strip_prefix("VmFlags:") {
-            return Some(flags.split_whitespace().any(|f| f == "hg"));
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,7 +89,21 @@ mod tests {
         prefer_huge_pages(&mut v);
         assert!(v.iter().copied().eq(0..1000));
         let inside = (v.as_ptr() as usize).next_multiple_of(2 << 20);
-        assert_eq!(marked_for_huge_pages(inside), Some(true));
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut in_mapping = false;
+        let mut flags = None;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ')
+                && let Some((from, to)) = range.split_once('-')
+                && let (Ok(from), Ok(to)) = (usize::from_str_radix(from, 16), usize::from_str_radix(to, 16))
+            {
+                in_mapping = (from..to).contains(&inside);
+            } else if in_mapping && let Some(f) = line.strip_prefix("VmFlags:") {
+                flags = Some(f.to_string());
+            }
+        }
+        let flags = flags.expect("the vector's mapping is in smaps");
+        assert!(flags.split_whitespace().any(|f| f == "hg"), "VmFlags:{flags}");
         for mut small in [Vec::<u64>::new(), Vec::with_capacity(10)] {
             prefer_huge_pages(&mut small);
             assert!(small.is_empty());
