@@ -165,6 +165,21 @@ proptest! {
     }
 
     #[test]
+    fn the_walk_reads_lines_as_the_serde_reader_on_mutated_fixtures(pick in any::<usize>(), ms in prop::collection::vec(mutation(), 0..8)) {
+        hardening_support::walk_agrees(&mutated(pick, &ms));
+    }
+
+    #[test]
+    fn the_walk_reads_lines_as_the_serde_reader_on_generated_sessions(seed in prop::collection::vec(any::<u8>(), 0..1500)) {
+        hardening_support::walk_agrees(&hardening_support::session_bytes(&mut Bytes::new(&seed)));
+    }
+
+    #[test]
+    fn the_walk_reads_lines_as_the_serde_reader_on_arbitrary_lines(line in prop::collection::vec(any::<u8>(), 0..400)) {
+        hardening_support::walk_agrees(&line);
+    }
+
+    #[test]
     fn search_survives_any_query(query in r#"(re:)?[a-zA-Z0-9 "\\()\[\]{}.*+?|^$\-:é项✨\u{feff}\u{85}]{0,24}"#, seed in prop::collection::vec(any::<u8>(), 0..600)) {
         let sessions = hardening_support::summaries(&mut Bytes::new(&seed));
         hardening_support::search(&query, &sessions);

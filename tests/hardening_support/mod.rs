@@ -5,6 +5,8 @@
 //! - [`session_model`]: parse → graph → context → flatten → rows → drafts on any bytes.
 //! - [`scan_agrees`]: the catalog's fast scanner classifies every line as the session reader does,
 //!   and its summary agrees with the full parse (and with itself when continued).
+//! - [`walk_agrees`]: a line read whole by the session reader's walk is the serde reader's entry,
+//!   and its outline has the same id, parent, role and tool calls.
 //! - [`search`]: the picker's query parser and matcher on any query and sessions.
 //! - [`tree_keys`]: the tree view driven by any key sequence, every outcome executed against the
 //!   real file as the app does, drawn at any size, no control character reaching the screen.
@@ -25,7 +27,8 @@ use pitree::session::flatten::{Filter, FilterMode, FoldStep, Forest, RowContext,
 use pitree::session::line::{Line, parse_line};
 use pitree::session::parse::{DamageKind, ParseError, parse_bytes};
 use pitree::session::text::{ToolCalls, head_text, search_words};
-use pitree::session::{Ix, Session, summary};
+use pitree::session::walk::{outline_line, whole_line};
+use pitree::session::{Entry, Ix, Session, summary};
 use pitree::store;
 use pitree::tui::theme::Theme;
 use pitree::tui::tree::{Report, TreeOptions, TreeOutcome, TreeView};
@@ -311,6 +314,24 @@ pub fn fast_class(line: &[u8]) -> LineClass {
             LineClass::Object { ty, id, parent }
         }
     })
+}
+
+/// Every line of `bytes` reads the same through the walk (`session::walk::whole_line`) as through
+/// the serde reader it stands in for (`session::line::parse_line`), field for field; and the
+/// outline of a line the walk reads as an entry has that entry's place in the tree.
+pub fn walk_agrees(bytes: &[u8]) {
+    let mut start = 0;
+    for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        let number = n as u32 + 1;
+        let walked = whole_line(line, number, start);
+        let full = parse_line(line, number, start);
+        assert_eq!(format!("{walked:?}"), format!("{full:?}"), "line {:?}", String::from_utf8_lossy(line));
+        if let (Line::Entry(whole), Line::Entry(outline)) = (walked, outline_line(line, number, start)) {
+            let place = |e: &Entry| (e.id.clone(), e.parent_id.clone(), e.role().map(str::to_string));
+            assert_eq!(place(&outline), place(&whole), "line {:?}", String::from_utf8_lossy(line));
+        }
+        start += line.len() as u64 + 1;
+    }
 }
 
 /// Every line reads the same in both readers; the scanner lists the file exactly when the reader
