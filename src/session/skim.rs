@@ -359,8 +359,15 @@ fn key_before(line: &[u8], open: usize) -> Option<&[u8]> {
 /// character at each byte that does not continue one, which is never more characters than a lossy
 /// decoding finds.
 pub(super) fn keep_end(line: &[u8], start: usize, close: usize) -> usize {
-    let mut end = start;
-    let mut chars = 0;
+    let head = &line[start..close.min(start + TEXT_HEAD_CHARS + 1)];
+    // `fold` rather than `all`: no early exit, so the bytes are tested a vector at a time.
+    let plain = head.iter().fold(true, |ok, &b| ok & b.is_ascii() & (b != b'\\'));
+    let (mut end, mut chars) = if plain {
+        // ASCII without escapes, as most texts start: a character a byte.
+        (start + head.len(), head.len())
+    } else {
+        (start, 0)
+    };
     while end < close {
         let b = line[end];
         if b & 0xC0 == 0x80 {

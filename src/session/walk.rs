@@ -23,7 +23,7 @@
 
 use std::borrow::Cow;
 
-use super::entry::{Entry, HeadBuilder, Kind, Message, TEXT_HEAD_CHARS, Text, TextHead, ToolCall, Usage};
+use super::entry::{Entry, HeadBuilder, Kind, Message, Text, TextHead, ToolCall, Usage};
 use super::line::{HEAD_ONLY, Line, json_text, message_role, parse_line, without_file_bom};
 use super::literal::push_contents;
 use super::loose::RawUsage;
@@ -534,16 +534,9 @@ fn call_arguments(raw: &[u8]) -> Option<super::entry::ToolArgs> {
 }
 
 /// The part of a JSON string's `contents` (as written, escapes checked) a text head reads, as
-/// text: its first [`TEXT_HEAD_CHARS`] + 1 characters, as far as [`parse_line`]
-/// keeps a long text ([`skim::keep_end`]), so that a long text is checked as UTF-8 only as far
-/// as its head. `None` for invalid UTF-8 there.
+/// text: its first [`super::entry::TEXT_HEAD_CHARS`] + 1 characters, as far as [`parse_line`] keeps a long text
+/// ([`skim::keep_end`]), so that a long text is checked as UTF-8 only as far as its head. `None`
+/// for invalid UTF-8 there.
 fn contents_head(contents: &[u8]) -> Option<&str> {
-    let ascii = &contents[..contents.len().min(TEXT_HEAD_CHARS + 1)];
-    let end = if ascii.is_ascii() && memchr::memchr(b'\\', ascii).is_none() {
-        // Plain ASCII: as many characters as bytes.
-        ascii.len()
-    } else {
-        skim::keep_end(contents, 0, contents.len())
-    };
-    std::str::from_utf8(&contents[..end]).ok()
+    std::str::from_utf8(&contents[..skim::keep_end(contents, 0, contents.len())]).ok()
 }
