@@ -188,31 +188,14 @@ impl HeadBuilder {
             return;
         }
         let room = TEXT_HEAD_CHARS - self.kept;
-        if part.len() <= room {
-            // No more characters than bytes: all of them fit.
-            self.head.push_str(part);
+        let end = crate::display::char_end(part, room);
+        if end == part.len() {
             self.kept += part.chars().count();
-            return;
-        }
-        if part.as_bytes()[..room].is_ascii() {
-            // A character starts right after `room` ASCII bytes: the head ends there.
-            self.head.push_str(&part[..room]);
+        } else {
             self.kept += room;
             self.cut = true;
-            return;
-        }
-        let mut taken = 0;
-        let mut end = part.len();
-        for (at, _) in part.char_indices() {
-            if taken == room {
-                self.cut = true;
-                end = at;
-                break;
-            }
-            taken += 1;
         }
         self.head.push_str(&part[..end]);
-        self.kept += taken;
     }
 
     /// Make room for a text of `len` bytes, or for a whole head (in ASCII) of a longer one, so the
