@@ -34,7 +34,7 @@ use unicode_width::UnicodeWidthStr;
 use super::display::{display_title, format_age, sanitize, shorten_home};
 use super::search::{Row, SortMode, parse_query, search_once};
 use super::{Catalog, Scope, SessionSummary, default_cache_dir, js, locate};
-use crate::json_text::write_str;
+use crate::json_text::Object;
 use crate::session::date::iso_string;
 
 /// Longest title shown in the table, in terminal columns.
@@ -161,7 +161,7 @@ pub fn write_json(out: &mut dyn Write, sessions: &[SessionSummary], rows: &[Row]
 /// check finds, so those are written as they are and only the others go through serde_json.
 fn write_row(out: &mut impl Write, s: &SessionSummary, depth: usize) -> io::Result<()> {
     let u = &s.usage;
-    let mut row = Fields::open(out)?;
+    let mut row = Object::compact(out)?;
     // `to_str` checks a word at a time; `to_string_lossy` walks the path in UTF-8 chunks.
     row.str("path", &s.path.to_str().map_or_else(|| s.path.to_string_lossy(), Cow::Borrowed))?;
     row.str("id", &s.id)?;
@@ -172,8 +172,7 @@ fn write_row(out: &mut impl Write, s: &SessionSummary, depth: usize) -> io::Resu
     row.opt_str("modified", iso_string(s.modified_ms).as_deref())?;
     row.value("messageCount", s.message_count)?;
     row.str("firstMessage", &s.first_message)?;
-    row.key("tokens")?;
-    let mut tokens = Fields::open(&mut *row.out)?;
+    let mut tokens = Object::compact(row.key("tokens")?)?;
     tokens.value("input", u.input as u64)?;
     tokens.value("output", u.output as u64)?;
     tokens.value("cacheRead", u.cache_read as u64)?;
@@ -187,49 +186,6 @@ fn write_row(out: &mut impl Write, s: &SessionSummary, depth: usize) -> io::Resu
     row.value("sizeBytes", s.file_len)?;
     row.value("depth", depth)?;
     row.close()
-}
-
-/// Writes the members of one JSON object.
-struct Fields<'w, W: Write> {
-    out: &'w mut W,
-    first: bool,
-}
-
-impl<'w, W: Write> Fields<'w, W> {
-    fn open(out: &'w mut W) -> io::Result<Self> {
-        out.write_all(b"{")?;
-        Ok(Fields { out, first: true })
-    }
-
-    fn key(&mut self, key: &str) -> io::Result<()> {
-        if !std::mem::take(&mut self.first) {
-            self.out.write_all(b",")?;
-        }
-        write_str(self.out, key)?;
-        self.out.write_all(b":")
-    }
-
-    fn str(&mut self, key: &str, value: &str) -> io::Result<()> {
-        self.key(key)?;
-        write_str(self.out, value)
-    }
-
-    fn opt_str(&mut self, key: &str, value: Option<&str>) -> io::Result<()> {
-        match value {
-            Some(v) => self.str(key, v),
-            None => self.value(key, ()),
-        }
-    }
-
-    /// A number, `true`/`false` or (for `()`) `null`, as serde_json writes it.
-    fn value(&mut self, key: &str, value: impl serde::Serialize) -> io::Result<()> {
-        self.key(key)?;
-        serde_json::to_writer(&mut *self.out, &value).map_err(io::Error::from)
-    }
-
-    fn close(self) -> io::Result<()> {
-        self.out.write_all(b"}")
-    }
 }
 
 /// The plain table.

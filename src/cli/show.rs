@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 
 use super::open::{keeping, read_or_say};
 use crate::catalog::session_cache::{self, Level, SessionCache};
-use crate::json_text;
+use crate::json_text::Object;
 use crate::session::Session;
 use crate::session::flatten::{Filter, FilterMode, Forest, PlainRow, RowContext, Rows};
 use crate::session::text::ToolCalls;
@@ -153,38 +153,16 @@ fn document(args: &ShowArgs, view: &View<'_>, out: &mut impl Write) -> Result<()
     let session = view.session;
     let damaged: Vec<Value> =
         session.file.damage.iter().map(|d| json!({"line": d.line, "reason": d.kind.describe()})).collect();
-    let mut doc = Members { out, first: true };
-    doc.member("file", &args.file)?;
-    doc.member("sessionId", &session.header().id)?;
-    doc.member("leafId", &session.graph.leaf().map(|l| &session.entry(l).id))?;
-    doc.member("name", &session.graph.name())?;
-    doc.member("filter", args.filter.name())?;
-    doc.key("entries")?;
-    entries(view, doc.out)?;
-    doc.member("damagedLines", &damaged)?;
-    doc.out.write_all(b"\n}")?;
+    let mut doc = Object::pretty(out, 0)?;
+    pretty(doc.key("file")?, 1, &args.file)?;
+    pretty(doc.key("sessionId")?, 1, &session.header().id)?;
+    pretty(doc.key("leafId")?, 1, &session.graph.leaf().map(|l| &session.entry(l).id))?;
+    pretty(doc.key("name")?, 1, &session.graph.name())?;
+    doc.str("filter", args.filter.name())?;
+    entries(view, doc.key("entries")?)?;
+    pretty(doc.key("damagedLines")?, 1, &damaged)?;
+    doc.close()?;
     Ok(())
-}
-
-/// The top-level JSON object, written a member at a time.
-struct Members<'w, W> {
-    out: &'w mut W,
-    /// No member is written yet.
-    first: bool,
-}
-
-impl<W: Write> Members<'_, W> {
-    /// `{` or `,`, then the key of the next member.
-    fn key(&mut self, key: &str) -> Result<()> {
-        let open = if std::mem::take(&mut self.first) { "{" } else { "," };
-        write!(self.out, "{open}\n  \"{key}\": ")?;
-        Ok(())
-    }
-
-    fn member(&mut self, key: &str, value: &(impl Serialize + ?Sized)) -> Result<()> {
-        self.key(key)?;
-        pretty(self.out, 1, value)
-    }
 }
 
 /// `value` as serde_json's pretty printer writes it `depth` levels deep into a document.
@@ -231,51 +209,21 @@ const JSON_BYTES_PER_ROW: usize = 768;
 /// docs describe: the object serde_json's pretty printer writes two levels deep.
 fn entry_json(json: &mut Vec<u8>, view: &View<'_>, r: usize, text: &str, plain: &PlainRow) -> Result<()> {
     let entry = view.session.entry(view.rows.entry(r));
-    let members = [
-        ("id", Json::Str(Some(&entry.id))),
-        ("parentId", Json::Str(entry.parent_id.as_deref())),
-        ("type", Json::Str(Some(entry.type_name()))),
-        ("role", Json::Str(entry.role())),
-        ("line", Json::Number(entry.line)),
-        ("depth", Json::Number(view.rows.display_indent(r))),
-        ("prefix", Json::Str(Some(&text[plain.prefix.clone()]))),
-        ("text", Json::Str(Some(&text[plain.text.clone()]))),
-        ("label", Json::Str(plain.label.clone().map(|label| &text[label]))),
-        ("onActivePath", Json::Bool(plain.on_path)),
-        ("isLeaf", Json::Bool(plain.is_leaf)),
-        ("row", Json::Str(Some(text))),
-    ];
-    for (n, (key, value)) in members.into_iter().enumerate() {
-        let open: &[u8] = if n == 0 { b"{" } else { b"," };
-        json.extend_from_slice(open);
-        write!(json, "\n      \"{key}\": ")?;
-        value.write(json)?;
-    }
-    json.extend_from_slice(b"\n    }");
+    let mut o = Object::pretty(json, 2)?;
+    o.str("id", &entry.id)?;
+    o.opt_str("parentId", entry.parent_id.as_deref())?;
+    o.str("type", entry.type_name())?;
+    o.opt_str("role", entry.role())?;
+    o.value("line", entry.line)?;
+    o.value("depth", view.rows.display_indent(r))?;
+    o.str("prefix", &text[plain.prefix.clone()])?;
+    o.str("text", &text[plain.text.clone()])?;
+    o.opt_str("label", plain.label.clone().map(|label| &text[label]))?;
+    o.value("onActivePath", plain.on_path)?;
+    o.value("isLeaf", plain.is_leaf)?;
+    o.str("row", text)?;
+    o.close()?;
     Ok(())
-}
-
-/// The value of a member of an element of `entries`.
-enum Json<'a> {
-    /// A string, or `null`.
-    Str(Option<&'a str>),
-    Number(u32),
-    Bool(bool),
-}
-
-impl Json<'_> {
-    /// The value as serde_json writes it (a string with nothing to escape copied as it is:
-    /// serde_json looks up every byte of every string, which was the larger part of the time to
-    /// write a row).
-    fn write(self, json: &mut Vec<u8>) -> Result<()> {
-        match self {
-            Json::Str(Some(s)) => json_text::write_str(json, s)?,
-            Json::Str(None) => json.extend_from_slice(b"null"),
-            Json::Number(n) => serde_json::to_writer(json, &n)?,
-            Json::Bool(b) => serde_json::to_writer(json, &b)?,
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
