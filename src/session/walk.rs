@@ -303,12 +303,21 @@ impl<'a> Walk<'a> {
         Some(&self.b[from..end])
     }
 
+    /// Whether the next value starts with `byte`; any other value is checked and stepped over
+    /// (`depth` levels deep).
+    fn next_is(&mut self, byte: u8, depth: u32) -> Option<bool> {
+        self.ws();
+        if self.peek()? == byte {
+            return Some(true);
+        }
+        self.value(depth)?;
+        Some(false)
+    }
+
     /// A string field as text, `None` for any other value; a string with an escape or invalid
     /// UTF-8 stops the walk.
     fn loose_str(&mut self) -> Option<Option<&'a str>> {
-        self.ws();
-        if self.peek()? != b'"' {
-            self.value(1)?;
+        if !self.next_is(b'"', 1)? {
             return Some(None);
         }
         let contents = self.string()?;
@@ -319,9 +328,7 @@ impl<'a> Walk<'a> {
     /// A string field as text with its escapes read, `None` for any other value; invalid UTF-8
     /// or an escape serde refuses (half a surrogate pair) stops the walk.
     fn loose_string(&mut self) -> Option<Option<Cow<'a, str>>> {
-        self.ws();
-        if self.peek()? != b'"' {
-            self.value(1)?;
+        if !self.next_is(b'"', 1)? {
             return Some(None);
         }
         let from = self.i;
@@ -383,9 +390,7 @@ impl<'a> Walk<'a> {
     /// A message's `usage` as the full reader's [`RawUsage`] reads it: an object's token counts
     /// and its cost's total, `None` for any other value.
     fn usage(&mut self) -> Option<Option<Usage>> {
-        self.ws();
-        if self.peek()? != b'{' {
-            self.value(2)?;
+        if !self.next_is(b'{', 2)? {
             return Some(None);
         }
         let [mut input, mut output, mut cache_read, mut cache_write, mut cost] = [None; 5];
@@ -406,9 +411,7 @@ impl<'a> Walk<'a> {
 
     /// The `total` of a usage's `cost` object, `None` for any other value.
     fn cost_total(&mut self) -> Option<Option<f64>> {
-        self.ws();
-        if self.peek()? != b'{' {
-            self.value(3)?;
+        if !self.next_is(b'{', 3)? {
             return Some(None);
         }
         let mut total = None;
@@ -445,9 +448,8 @@ impl<'a> Walk<'a> {
     /// its blankness shows: its first character when that is visible ASCII, else its head.
     /// Invalid UTF-8 in what is read stops the walk.
     fn text(&mut self, head: &mut HeadBuilder) -> Option<()> {
-        self.ws();
-        if self.peek()? != b'"' {
-            return self.value(4);
+        if !self.next_is(b'"', 4)? {
+            return Some(());
         }
         let contents = self.string()?;
         match contents.first() {
