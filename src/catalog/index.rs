@@ -527,6 +527,8 @@ impl TextsFile {
             let mut slices: Vec<io::IoSlice<'_>> =
                 batch.iter().map(|t| io::IoSlice::new(t.as_bytes())).collect();
             let mut left = &mut slices[..];
+            // Empty texts are dropped from the front (and, below, after what was written), so a
+            // batch left with nothing to write ends the loop instead of writing zero bytes.
             io::IoSlice::advance_slices(&mut left, 0);
             while !left.is_empty() {
                 match file.write_vectored(left) {
