@@ -462,6 +462,29 @@ fn background_scan_reports_progress_rows_and_done() {
     }
 }
 
+/// A background scan of hundreds of files sends what it finds in a few batches, not a Found and
+/// a Progress per file, and still every session, the full count, and the end last.
+#[test]
+fn a_background_scan_sends_its_files_in_batches() {
+    let w = World::new();
+    for i in 0..400 {
+        w.write(&format!("--p--/many{i}.jsonl"), &session(&format!("m{i}"), "/p", 4));
+    }
+    let (tx, rx) = mpsc::channel();
+    Arc::new(w.catalog()).scan_in_background(Scope::All, tx).join().unwrap();
+    let events: Vec<ScanEvent> = rx.try_iter().collect();
+    let found: usize = events.iter().map(|e| if let ScanEvent::Found(b) = e { b.len() } else { 0 }).sum();
+    let sends = events.iter().filter(|e| matches!(e, ScanEvent::Found(_))).count();
+    let last_progress = events.iter().rev().find_map(|e| match e {
+        ScanEvent::Progress { done, total } => Some((*done, *total)),
+        _ => None,
+    });
+    assert_eq!(found, w.truth().len());
+    assert!(sends < 100, "{sends} batches for 404 files");
+    assert_eq!(last_progress, Some((404, 404)));
+    assert!(matches!(events.last(), Some(ScanEvent::Done { .. })));
+}
+
 #[test]
 fn dropping_the_receiver_stops_a_background_scan() {
     let w = World::new();

@@ -299,13 +299,13 @@ impl Catalog {
         tx: Sender<ScanEvent>,
         defer_texts: bool,
     ) -> Option<Arc<DeferredTexts>> {
-        let sink = Channel { tx: Mutex::new(tx), closed: AtomicBool::new(false), defer_texts };
+        let sink = Channel::new(tx, defer_texts);
         let run = || self.run(scope, &sink);
         let (report, deferred) = match background_pool() {
             Some(pool) => pool.install(run),
             None => run(),
         };
-        sink.send(ScanEvent::Done { warnings: report.warnings, stats: report.stats });
+        sink.finish(report.warnings, report.stats);
         deferred.map(|texts| Arc::new(DeferredTexts::new(texts)))
     }
 
@@ -737,24 +737,66 @@ impl Sink for Progress<'_> {
     }
 }
 
+/// The sink of a background scan: its events sent on a channel, the files' sessions and progress
+/// gathered for [`BATCH`] between sends (the first ones go at once), so that a cold scan of
+/// thousands of files wakes the receiver a few dozen times, not twice a file. What was gathered
+/// goes out with the next file done after the batch is due, and all of it before `Done`.
 struct Channel {
-    tx: Mutex<Sender<ScanEvent>>,
+    out: Mutex<Outbox>,
     closed: AtomicBool,
     defer_texts: bool,
 }
 
+/// How long a background scan gathers what it finds before sending it.
+const BATCH: std::time::Duration = std::time::Duration::from_millis(8);
+
+/// What a background scan found since its last send.
+struct Outbox {
+    tx: Sender<ScanEvent>,
+    found: Vec<SessionSummary>,
+    progress: Option<(usize, usize)>,
+    /// When the last send was; `None` before the first.
+    sent: Option<std::time::Instant>,
+}
+
 impl Channel {
-    fn send(&self, event: ScanEvent) {
-        let tx = self.tx.lock().unwrap_or_else(|e| e.into_inner());
-        if tx.send(event).is_err() {
-            self.closed.store(true, Ordering::Relaxed);
+    fn new(tx: Sender<ScanEvent>, defer_texts: bool) -> Channel {
+        let out = Outbox { tx, found: Vec::new(), progress: None, sent: None };
+        Channel { out: Mutex::new(out), closed: AtomicBool::new(false), defer_texts }
+    }
+
+    /// Add to what is to be sent with `add`, and send it all when the batch is due.
+    fn gather(&self, add: impl FnOnce(&mut Outbox)) {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        add(&mut out);
+        if out.sent.is_none_or(|at| at.elapsed() >= BATCH) {
+            self.flush(&mut out);
         }
+    }
+
+    /// Send what was gathered: the sessions found, then the progress.
+    fn flush(&self, out: &mut Outbox) {
+        out.sent = Some(std::time::Instant::now());
+        let found = (!out.found.is_empty()).then(|| ScanEvent::Found(std::mem::take(&mut out.found)));
+        let progress = out.progress.take().map(|(done, total)| ScanEvent::Progress { done, total });
+        for event in found.into_iter().chain(progress) {
+            if out.tx.send(event).is_err() {
+                self.closed.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Send what is left, then the end of the scan.
+    fn finish(&self, warnings: Vec<Warning>, stats: ScanStats) {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        self.flush(&mut out);
+        let _ = out.tx.send(ScanEvent::Done { warnings, stats });
     }
 }
 
 impl Sink for Channel {
     fn progress(&self, done: usize, total: usize) {
-        self.send(ScanEvent::Progress { done, total });
+        self.gather(|out| out.progress = Some((done, total)));
     }
     fn wants_found(&self) -> bool {
         true
@@ -764,7 +806,7 @@ impl Sink for Channel {
     }
     fn found(&self, sessions: Vec<SessionSummary>) {
         if !sessions.is_empty() {
-            self.send(ScanEvent::Found(sessions));
+            self.gather(|out| out.found.extend(sessions));
         }
     }
     fn cancelled(&self) -> bool {
