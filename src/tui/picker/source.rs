@@ -10,6 +10,7 @@
 //! for the worker's read if one is under way). A search ranks the rows without their match
 //! positions; the title matches are found for the rows drawn ([`SessionList::title_hits`]).
 
+use std::ffi::OsString;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -105,6 +106,17 @@ impl std::fmt::Debug for BuiltIndex {
     }
 }
 
+/// The hash [`SessionList`] knows a listed path by: of its bytes, as the scan spells it
+/// (`Path`'s own hash goes component by component).
+fn path_hash(path: &Path) -> u64 {
+    crate::catalog::hash::hash64(path.as_os_str().as_encoded_bytes(), 0)
+}
+
+/// The [`path_hash`] of each item's path.
+fn listed_paths(items: &[Item]) -> FastSet<u64> {
+    items.iter().map(|(s, _, _)| path_hash(&s.path)).collect()
+}
+
 /// One shown row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -140,6 +152,9 @@ pub struct SessionList {
     query: Option<PreparedQuery>,
     /// The thread tree's nodes, made on first use, dropped when the list changes.
     nodes: Option<Vec<Node>>,
+    /// A hash of each listed path's bytes ([`path_hash`]), so that a merge knows at once whether
+    /// any session found is listed already.
+    paths: FastSet<u64>,
 }
 
 impl std::fmt::Debug for SessionList {
@@ -163,16 +178,31 @@ impl SessionList {
     }
 
     /// Add `found`, replacing sessions with the same path, and restore pi's order. A search index
-    /// is kept, extended by the sessions found (see [`SearchIndex::rearranged`]).
+    /// is kept, extended by the sessions found (see [`SearchIndex::rearranged`]). The list is in
+    /// that order already: only `found` is sorted, then merged in, and the list is looked through
+    /// for the same paths only when one of them is listed (a cold scan merges every frame into
+    /// thousands of sessions, none of them found before).
     pub fn merge(&mut self, found: Vec<Found>) {
-        let mut items: Vec<Item> = if self.sessions.is_empty() {
-            Vec::with_capacity(found.len())
-        } else {
-            let fresh: FastSet<&Path> = found.iter().map(|f| f.summary.path.as_path()).collect();
-            self.take_items().filter(|(s, _, _)| !fresh.contains(s.path.as_path())).collect()
+        let ties = self.ties;
+        let mut new: Vec<Item> = found.into_iter().map(|f| (f.summary, f.keys, None)).collect();
+        new.sort_by(|a, b| ties.cmp(&a.0, &b.0));
+        let hashes: Vec<u64> = new.iter().map(|(s, _, _)| path_hash(&s.path)).collect();
+        let listed = hashes.iter().any(|h| self.paths.contains(h));
+        let fresh: FastSet<OsString> = match listed {
+            true => new.iter().map(|(s, _, _)| s.path.as_os_str().to_owned()).collect(),
+            false => FastSet::default(),
         };
-        items.extend(found.into_iter().map(|f| (f.summary, f.keys, None)));
-        self.set(items);
+        let mut old = self.take_items().filter(|(s, _, _)| !fresh.contains(s.path.as_os_str())).peekable();
+        let mut items = Vec::with_capacity(old.size_hint().0 + new.len());
+        for item in new {
+            while let Some(before) = old.next_if(|o| ties.cmp(&o.0, &item.0).is_lt()) {
+                items.push(before);
+            }
+            items.push(item);
+        }
+        items.extend(old);
+        self.paths.extend(hashes);
+        self.install(items);
     }
 
     /// Replace the whole list (the texts of the list it replaces go with it).
@@ -212,8 +242,15 @@ impl SessionList {
         let mut order: Vec<usize> = (0..items.len()).collect();
         order.sort_by(|&a, &b| self.ties.cmp(&items[a].0, &items[b].0));
         let mut slots: Vec<Option<Item>> = items.into_iter().map(Some).collect();
+        let sorted: Vec<Item> = order.into_iter().filter_map(|i| slots[i].take()).collect();
+        self.paths = listed_paths(&sorted);
+        self.install(sorted);
+    }
+
+    /// Make `items`, in pi's order, the list.
+    fn install(&mut self, items: Vec<Item>) {
         let (sessions, (keys, was)): (Vec<_>, (Vec<_>, Vec<_>)) =
-            order.into_iter().filter_map(|i| slots[i].take()).map(|(s, k, was)| (s, (k, was))).unzip();
+            items.into_iter().map(|(s, k, was)| (s, (k, was))).unzip();
         self.sessions = Arc::new(sessions);
         self.keys = keys;
         self.index = self
@@ -327,6 +364,44 @@ mod tests {
             modified_ms: n,
             ..SessionSummary::default()
         }
+    }
+
+    /// Sessions merged batch after batch, some found again with new times, end in the order and
+    /// with the contents of the last version of each sorted at once, whatever the batches.
+    #[test]
+    fn merged_batches_equal_one_sort() {
+        use proptest::prelude::*;
+        let summary = |(n, modified, ties): (u8, i64, u8)| SessionSummary {
+            path: format!("/s/{}/{n}.jsonl", ties % 3).into(),
+            modified_ms: modified,
+            mtime_ns: i64::from(ties),
+            ..SessionSummary::default()
+        };
+        let batches =
+            proptest::collection::vec(proptest::collection::vec((0u8..40, 0i64..6, 0u8..4), 0..12), 1..8);
+        proptest!(ProptestConfig::with_cases(200), |(batches in batches)| {
+            for ties in [TieBreak::Mtime, TieBreak::Name] {
+                let mut list = SessionList::new(ties);
+                let mut last = std::collections::BTreeMap::new();
+                for batch in &batches {
+                    let found: Vec<SessionSummary> = batch.iter().copied().map(summary).collect();
+                    for s in &found {
+                        last.insert(s.path.clone(), s.clone());
+                    }
+                    let mut unique: Vec<SessionSummary> = Vec::new();
+                    for s in found.into_iter().rev() {
+                        if !unique.iter().any(|u| u.path == s.path) {
+                            unique.push(s);
+                        }
+                    }
+                    list.merge(Found::all(unique));
+                }
+                let mut expected: Vec<SessionSummary> = last.into_values().collect();
+                crate::catalog::sort_recent(&mut expected, ties);
+                prop_assert_eq!(list.sessions(), expected.as_slice());
+                prop_assert_eq!(list.keys.len(), expected.len());
+            }
+        });
     }
 
     #[test]
