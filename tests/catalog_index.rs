@@ -463,7 +463,8 @@ fn background_scan_reports_progress_rows_and_done() {
 }
 
 /// A background scan of hundreds of files sends what it finds in a few batches, not a Found and
-/// a Progress per file, and still every session, the full count, and the end last.
+/// a Progress per file, and still every session, the full count, and the end last; the texts of
+/// the files it read come after it, one per session.
 #[test]
 fn a_background_scan_sends_its_files_in_batches() {
     let w = World::new();
@@ -471,7 +472,7 @@ fn a_background_scan_sends_its_files_in_batches() {
         w.write(&format!("--p--/many{i}.jsonl"), &session(&format!("m{i}"), "/p", 4));
     }
     let (tx, rx) = mpsc::channel();
-    Arc::new(w.catalog()).scan_in_background(Scope::All, tx).join().unwrap();
+    let deferred = Arc::new(w.catalog()).scan_in_background_deferring_texts(Scope::All, tx).join().unwrap();
     let events: Vec<ScanEvent> = rx.try_iter().collect();
     let found: usize = events.iter().map(|e| if let ScanEvent::Found(b) = e { b.len() } else { 0 }).sum();
     let sends = events.iter().filter(|e| matches!(e, ScanEvent::Found(_))).count();
@@ -483,6 +484,7 @@ fn a_background_scan_sends_its_files_in_batches() {
     assert!(sends < 100, "{sends} batches for 404 files");
     assert_eq!(last_progress, Some((404, 404)));
     assert!(matches!(events.last(), Some(ScanEvent::Done { .. })));
+    assert_eq!(deferred.expect("the texts come after the scan").load().len(), found);
 }
 
 #[test]
@@ -677,6 +679,7 @@ fn any_history_of_changes_and_listings_lists_what_a_fresh_scan_finds() {
                             found.extend(batch);
                         }
                     }
+                    prop_assert!(found.iter().all(|s| s.all_messages_text.is_empty()), "sent with texts");
                     let later = deferred.map(|d| d.load());
                     for s in &mut found {
                         if let Some(text) = later.as_ref().and_then(|t| t.get(&s.path)) {

@@ -84,6 +84,12 @@ impl SessionTexts {
         &self.texts[position]
     }
 
+    /// Each text with its path.
+    fn into_pairs(self) -> impl Iterator<Item = (OsString, String)> {
+        let mut texts: Vec<Option<String>> = self.texts.into_iter().map(Some).collect();
+        self.by_path.into_iter().filter_map(move |(path, i)| Some((path, texts.get_mut(i)?.take()?)))
+    }
+
     fn insert(&mut self, path: OsString, text: String) {
         match self.by_path.get(&path) {
             Some(&i) => self.texts[i] = text,
@@ -92,6 +98,21 @@ impl SessionTexts {
                 self.texts.push(text);
             }
         }
+    }
+}
+
+impl Extend<(OsString, String)> for SessionTexts {
+    /// Add texts by path, a later one for a path replacing the earlier.
+    fn extend<I: IntoIterator<Item = (OsString, String)>>(&mut self, texts: I) {
+        texts.into_iter().for_each(|(path, text)| self.insert(path, text));
+    }
+}
+
+impl FromIterator<(OsString, String)> for SessionTexts {
+    fn from_iter<I: IntoIterator<Item = (OsString, String)>>(texts: I) -> SessionTexts {
+        let mut all = SessionTexts::default();
+        all.extend(texts);
+        all
     }
 }
 
@@ -112,9 +133,12 @@ fn background_pool() -> Option<&'static rayon::ThreadPool> {
 }
 
 /// The texts of the sessions a background scan sent without them
-/// ([`Catalog::scan_in_background_deferring_texts`]): the index's texts section, read on first use.
+/// ([`Catalog::scan_in_background_deferring_texts`]): the index's texts section, read on first use,
+/// and the texts of the files the scan read, taken over from it.
 pub struct DeferredTexts {
     source: Mutex<Option<TextsOnDisk>>,
+    /// The texts of the files the scan read, taken over from it.
+    read: Mutex<SessionTexts>,
     loaded: OnceLock<Arc<SessionTexts>>,
 }
 
@@ -125,8 +149,8 @@ impl std::fmt::Debug for DeferredTexts {
 }
 
 impl DeferredTexts {
-    fn new(texts: TextsOnDisk) -> DeferredTexts {
-        DeferredTexts { source: Mutex::new(Some(texts)), loaded: OnceLock::new() }
+    fn new(on_disk: Option<TextsOnDisk>, read: SessionTexts) -> DeferredTexts {
+        DeferredTexts { source: Mutex::new(on_disk), read: Mutex::new(read), loaded: OnceLock::new() }
     }
 
     /// The texts, read on the calling thread the first time (a caller that comes while another one
@@ -135,7 +159,15 @@ impl DeferredTexts {
     pub fn load(&self) -> Arc<SessionTexts> {
         let load = || {
             let source = self.source.lock().unwrap_or_else(|e| e.into_inner()).take();
-            Arc::new(source.map(|t| read_or_rescan(&t)).unwrap_or_default())
+            let read = std::mem::take(&mut *self.read.lock().unwrap_or_else(|e| e.into_inner()));
+            Arc::new(match source {
+                Some(on_disk) => {
+                    let mut texts = read_or_rescan(&on_disk);
+                    texts.extend(read.into_pairs());
+                    texts
+                }
+                None => read,
+            })
         };
         Arc::clone(self.loaded.get_or_init(load))
     }
@@ -280,10 +312,11 @@ impl Catalog {
         })
     }
 
-    /// [`Catalog::scan_in_background`] that does not wait for the texts of the sessions the index
-    /// answers: when nothing changed, those come with an empty `all_messages_text`, and the
-    /// thread's result (there once `Done` is sent) holds their texts, read when first asked for.
-    /// `None` when every session came with its text (or the catalog does not want texts).
+    /// [`Catalog::scan_in_background`] that sends every session without its text (an empty
+    /// `all_messages_text`): the thread's result (there once `Done` is sent) holds the texts, those
+    /// of the files read taken over from the scan and those the index answers read from its texts
+    /// file when first asked for. A cold scan so copies no text, and a warm one reads none before
+    /// its first frame. `None` when there is no text to give (or the catalog does not want texts).
     pub fn scan_in_background_deferring_texts(
         self: &Arc<Self>,
         scope: Scope,
@@ -306,12 +339,12 @@ impl Catalog {
             None => run(),
         };
         sink.finish(report.warnings, report.stats);
-        deferred.map(|texts| Arc::new(DeferredTexts::new(texts)))
+        deferred.map(Arc::new)
     }
 
     /// The scan. A sink that takes the sessions as they are found gets them all that way, and the
     /// report then lists none.
-    fn run(&self, scope: &Scope, sink: &dyn Sink) -> (ScanReport, Option<TextsOnDisk>) {
+    fn run(&self, scope: &Scope, sink: &dyn Sink) -> (ScanReport, Option<DeferredTexts>) {
         // Listing the files and reading the index do not depend on each other. The index is
         // decoded on this thread (its many small allocations grow a worker's heap page by page).
         let mut stats = ScanStats::default();
@@ -333,7 +366,7 @@ impl Catalog {
             on_disk = index.defer_texts(&records);
             if plan.changed {
                 // The records are written to the index again below.
-                sink.found(self.summaries(records.iter(), &filter));
+                sink.found(self.summaries(records.iter(), &filter, true));
             } else {
                 // Nothing to read, nothing to write: the summaries take the records' strings.
                 sink.found(self.take_summaries(std::mem::take(&mut records), &filter));
@@ -343,12 +376,27 @@ impl Catalog {
         let (scanned, scan_warnings) =
             self.scan_files(plan.to_scan, unchanged, total, &filter, sink, &mut stats);
         warnings.extend(scan_warnings);
+        let scanned_from = records.len();
         records.extend(scanned);
         if plan.changed {
             let source = on_disk.as_ref().map(TextsOnDisk::source).or_else(|| index.text_source());
             self.save_index(&index, scope, &listing.dirs, &records, source, &mut stats, &mut warnings);
         }
-        let deferred = on_disk.filter(|_| self.texts);
+        // The files read were sent without their texts to a sink that defers them: their texts
+        // go with the index's, moved out of the records that no longer need them.
+        let read: SessionTexts = match self.texts && sink.defers_texts() {
+            true => records[scanned_from..]
+                .iter_mut()
+                .filter_map(|r| {
+                    let state = r.tail.as_deref_mut().unwrap_or(&mut r.resume.state);
+                    let sent = state.is_session() && filter.keeps(state);
+                    sent.then(|| (r.path.as_os_str().to_owned(), std::mem::take(&mut state.all_text)))
+                })
+                .collect(),
+            false => SessionTexts::default(),
+        };
+        let on_disk = on_disk.filter(|_| self.texts);
+        let deferred = (on_disk.is_some() || !read.is_empty()).then(|| DeferredTexts::new(on_disk, read));
         let sessions = if sink.wants_found() {
             Vec::new()
         } else {
@@ -399,7 +447,8 @@ impl Catalog {
                 }
                 let result = scan_one(scanner, cand, resume, prefix);
                 if let (Ok((record, _, _)), true) = (&result, sink.wants_found()) {
-                    sink.found(self.summaries(std::iter::once(record), filter));
+                    // A sink that defers texts gets them after the scan, moved (see `run`).
+                    sink.found(self.summaries(std::iter::once(record), filter, !sink.defers_texts()));
                 }
                 let mut count = done.lock().unwrap_or_else(|e| e.into_inner());
                 *count += 1;
@@ -450,14 +499,20 @@ impl Catalog {
         }
     }
 
+    /// The summaries of `records` that `filter` keeps, each with its search text when `with_text`.
     fn summaries<'a>(
         &self,
         records: impl Iterator<Item = &'a Record>,
         filter: &ScopeFilter,
+        with_text: bool,
     ) -> Vec<SessionSummary> {
         records
             .filter(|r| r.state().is_session() && filter.keeps(r.state()))
-            .map(|r| self.mark_live(summary_of(&r.path, &r.meta, r.state())))
+            .map(|r| match with_text {
+                true => summary_of(&r.path, &r.meta, r.state()),
+                false => into_summary(r.path.clone(), &r.meta, r.state().without_text()),
+            })
+            .map(|s| self.mark_live(s))
             .collect()
     }
 

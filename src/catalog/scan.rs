@@ -120,6 +120,24 @@ struct Pass {
 }
 
 impl ScanState {
+    /// A copy of this state without its search text (`all_text`, most of what it holds).
+    pub fn without_text(&self) -> ScanState {
+        ScanState {
+            header: self.header.clone(),
+            rejected: self.rejected,
+            name: self.name.clone(),
+            message_count: self.message_count,
+            last_activity: self.last_activity,
+            first_message: self.first_message.clone(),
+            all_text: String::new(),
+            usage: self.usage,
+            v1_entries: self.v1_entries,
+            tips: self.tips.clone(),
+            dangling: self.dangling.clone(),
+            unreadable: self.unreadable,
+        }
+    }
+
     /// Whether the file is a session (its header has been read).
     pub fn is_session(&self) -> bool {
         self.header.is_some() && !self.rejected

@@ -324,10 +324,11 @@ mod tests {
         p.rows().iter().map(|r| p.summary(r).title().to_string()).collect()
     }
 
-    /// A warm start lists the sessions before their texts are read; a search typed before the
-    /// search index arrives still finds words only the texts hold, and so does one after.
+    /// A start lists the sessions without their texts, a first one (no index, every file read)
+    /// as well as a warm one (the texts left in the index); a search typed before the search
+    /// index arrives still finds words only the texts hold, and so does one after.
     #[test]
-    fn a_warm_start_searches_the_deferred_texts() {
+    fn a_start_searches_the_texts_handed_over_apart() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("sessions");
         let cache = tmp.path().join("cache");
@@ -341,30 +342,31 @@ mod tests {
                 std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000 + u64::from(minute));
             std::fs::File::options().write(true).open(&path).unwrap().set_modified(long_ago).unwrap();
         }
-        let mut cold = Bench::new(&root, &cache, 80, 20).unwrap();
-        cold.until_loaded().unwrap();
-        assert!(
-            cold.app.picker.list(ScopeKind::All).sessions.texts().is_none(),
-            "a cold scan reads the texts"
-        );
-        for before_index in [true, false] {
-            let mut warm = Bench::new(&root, &cache, 80, 20).unwrap();
-            warm.until_loaded().unwrap();
-            let list = &warm.app.picker.list(ScopeKind::All).sessions;
-            assert!(list.texts().is_some(), "a warm scan defers the texts");
+        for (first, before_index) in [(true, true), (true, false), (false, true), (false, false)] {
+            if first {
+                let _ = std::fs::remove_dir_all(&cache);
+            }
+            let mut start = Bench::new(&root, &cache, 80, 20).unwrap();
+            start.until_loaded().unwrap();
+            let list = &start.app.picker.list(ScopeKind::All).sessions;
+            assert!(list.texts().is_some(), "the texts come apart (first start: {first})");
             assert!(list.sessions().iter().all(|s| s.all_messages_text.is_empty()));
             if !before_index {
-                warm.until_indexed().unwrap();
+                start.until_indexed().unwrap();
             }
             for c in "zebrafish".chars() {
-                warm.key(c);
+                start.key(c);
             }
-            warm.draw().unwrap();
-            assert_eq!(titles(&warm), ["hello from b"], "before the index: {before_index}");
-            warm.until_indexed().unwrap();
-            warm.key(' ');
-            warm.key('s');
-            assert_eq!(titles(&warm), ["hello from b"]);
+            start.draw().unwrap();
+            assert_eq!(
+                titles(&start),
+                ["hello from b"],
+                "first start: {first}, before the index: {before_index}"
+            );
+            start.until_indexed().unwrap();
+            start.key(' ');
+            start.key('s');
+            assert_eq!(titles(&start), ["hello from b"]);
         }
     }
 }
