@@ -445,6 +445,9 @@ impl Catalog {
                 if sink.cancelled() {
                     return Err(Warning { path: cand.path, message: "scan cancelled".into() });
                 }
+                if cand.meta.len >= LONG_FILE {
+                    sink.flush();
+                }
                 let result = scan_one(scanner, cand, resume, prefix);
                 if let (Ok((record, _, _)), true) = (&result, sink.wants_found()) {
                     // A sink that defers texts gets them after the scan, moved (see `run`).
@@ -774,6 +777,8 @@ trait Sink: Sync {
         false
     }
     fn found(&self, sessions: Vec<SessionSummary>);
+    /// Send now whatever waits to be sent: this thread will be busy for a while.
+    fn flush(&self) {}
     fn cancelled(&self) -> bool;
 }
 
@@ -795,15 +800,22 @@ impl Sink for Progress<'_> {
 /// The sink of a background scan: its events sent on a channel, the files' sessions and progress
 /// gathered for [`BATCH`] between sends (the first ones go at once), so that a cold scan of
 /// thousands of files wakes the receiver a few dozen times, not twice a file. What was gathered
-/// goes out with the next file done after the batch is due, and all of it before `Done`.
+/// goes out with the next file done after the batch is due, before a long file is read, and all
+/// of it before `Done`.
 struct Channel {
     out: Mutex<Outbox>,
     closed: AtomicBool,
     defer_texts: bool,
+    /// [`BATCH`], but in tests.
+    batch: std::time::Duration,
 }
 
 /// How long a background scan gathers what it finds before sending it.
 const BATCH: std::time::Duration = std::time::Duration::from_millis(8);
+
+/// A file at least this long takes a scan thread a millisecond or more: what it has gathered is
+/// sent before it starts, so that sessions found just before are not held back while it reads.
+const LONG_FILE: u64 = 1 << 20;
 
 /// What a background scan found since its last send.
 struct Outbox {
@@ -817,20 +829,20 @@ struct Outbox {
 impl Channel {
     fn new(tx: Sender<ScanEvent>, defer_texts: bool) -> Channel {
         let out = Outbox { tx, found: Vec::new(), progress: None, sent: None };
-        Channel { out: Mutex::new(out), closed: AtomicBool::new(false), defer_texts }
+        Channel { out: Mutex::new(out), closed: AtomicBool::new(false), defer_texts, batch: BATCH }
     }
 
     /// Add to what is to be sent with `add`, and send it all when the batch is due.
     fn gather(&self, add: impl FnOnce(&mut Outbox)) {
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         add(&mut out);
-        if out.sent.is_none_or(|at| at.elapsed() >= BATCH) {
-            self.flush(&mut out);
+        if out.sent.is_none_or(|at| at.elapsed() >= self.batch) {
+            self.send(&mut out);
         }
     }
 
     /// Send what was gathered: the sessions found, then the progress.
-    fn flush(&self, out: &mut Outbox) {
+    fn send(&self, out: &mut Outbox) {
         out.sent = Some(std::time::Instant::now());
         let found = (!out.found.is_empty()).then(|| ScanEvent::Found(std::mem::take(&mut out.found)));
         let progress = out.progress.take().map(|(done, total)| ScanEvent::Progress { done, total });
@@ -844,7 +856,7 @@ impl Channel {
     /// Send what is left, then the end of the scan.
     fn finish(&self, warnings: Vec<Warning>, stats: ScanStats) {
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        self.flush(&mut out);
+        self.send(&mut out);
         let _ = out.tx.send(ScanEvent::Done { warnings, stats });
     }
 }
@@ -862,6 +874,12 @@ impl Sink for Channel {
     fn found(&self, sessions: Vec<SessionSummary>) {
         if !sessions.is_empty() {
             self.gather(|out| out.found.extend(sessions));
+        }
+    }
+    fn flush(&self) {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        if !out.found.is_empty() || out.progress.is_some() {
+            self.send(&mut out);
         }
     }
     fn cancelled(&self) -> bool {
@@ -883,6 +901,30 @@ mod tests {
                 ..SessionSummary::default()
             })
             .collect()
+    }
+
+    /// What a background scan finds within a batch waits for the batch to be due, unless the
+    /// scan is about to read a long file; what is left goes out before the end.
+    #[test]
+    fn a_background_scans_sink_holds_a_batch_until_due_or_flushed() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        // A batch longer than any test takes, so that nothing here depends on the time.
+        let sink = Channel { batch: std::time::Duration::from_secs(3600), ..Channel::new(tx, true) };
+        let one = |n: u32| vec![SessionSummary { id: n.to_string(), ..SessionSummary::default() }];
+        sink.found(one(1));
+        assert!(matches!(rx.try_recv(), Ok(ScanEvent::Found(s)) if s.len() == 1), "the first goes at once");
+        sink.found(one(2));
+        sink.progress(2, 9);
+        assert!(rx.try_recv().is_err(), "held within the batch");
+        sink.flush();
+        assert!(matches!(rx.try_recv(), Ok(ScanEvent::Found(s)) if s[0].id == "2"));
+        assert!(matches!(rx.try_recv(), Ok(ScanEvent::Progress { done: 2, total: 9 })));
+        sink.flush();
+        assert!(rx.try_recv().is_err(), "nothing to send");
+        sink.found(one(3));
+        sink.finish(Vec::new(), ScanStats::default());
+        let rest: Vec<ScanEvent> = rx.try_iter().collect();
+        assert!(matches!(&rest[..], [ScanEvent::Found(s), ScanEvent::Done { .. }] if s[0].id == "3"));
     }
 
     #[test]
