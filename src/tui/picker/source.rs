@@ -5,9 +5,10 @@
 //! if that comes first — and reused for every further keystroke. The threaded view's parent links
 //! use the canonical paths computed on the scan worker ([`Keys`]), so building rows does no I/O.
 //!
-//! A warm scan lists sessions before their texts are read ([`SearchTexts`]): the worker that builds
-//! the search index reads them first; a keystroke that comes before the index does too (waiting
-//! for the worker's read if one is under way). A search ranks the rows without their match
+//! A scan lists sessions without their texts, which come when it ends ([`SearchTexts`]): the worker
+//! that builds the search index reads them first; a keystroke that comes before the index does too
+//! (waiting for the worker's read if one is under way), and one typed while the scan still runs
+//! searches the rest of each session. A search ranks the rows without their match
 //! positions; the title matches are found for the rows drawn ([`SessionList::title_hits`]).
 
 use std::ffi::OsString;
@@ -85,8 +86,8 @@ impl KeyCache {
     }
 }
 
-/// The texts a warm scan of the list left to read ([`DeferredTexts`]), for the event that carries
-/// them (equal when they are the same texts).
+/// The texts a scan of the list handed over when it ended ([`DeferredTexts`]), for the event that
+/// carries them (equal when they are the same texts).
 #[derive(Debug, Clone)]
 pub struct SearchTexts(pub Arc<DeferredTexts>);
 
