@@ -367,6 +367,23 @@ fn rename_is_ignored_while_the_scope_loads() {
     assert!(matches!(h.app.picker.mode, Mode::Browse));
 }
 
+/// While a scope loads, its sessions come without their message texts: a search that matches
+/// none of them yet says so, and not that nothing matches.
+#[test]
+fn a_search_with_no_match_while_loading_says_the_messages_come_later() {
+    let mut h = Harness::new(false);
+    h.report(ScopeKind::Current, 1, ScanUpdate::Found(three().into_iter().map(Found::new).collect()));
+    h.type_text("zzzz");
+    assert!(h.titles().is_empty());
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("No sessions match yet: the messages are searched once loading ends"),
+        "{screen}"
+    );
+    h.report(ScopeKind::Current, 1, ScanUpdate::Done { warnings: Vec::new() });
+    assert!(h.screen(120, 40).contains("No sessions match this search"));
+}
+
 #[test]
 fn renaming_a_session_pi_is_running_warns_first() {
     let mut h = loaded(three());

@@ -335,6 +335,10 @@ fn empty_state(cx: &Context) -> Vec<String> {
     if p.list(p.scope).is_loading() && p.sessions().is_empty() {
         return vec!["  Looking for sessions…".into()];
     }
+    if p.list(p.scope).is_loading() && !p.query.value().trim().is_empty() {
+        // The scan hands the message texts over when it ends (`source`).
+        return vec!["  No sessions match yet: the messages are searched once loading ends.".into()];
+    }
     if !p.query.value().trim().is_empty() {
         return vec![format!(
             "  No sessions match this search. {} clears it{}.",
