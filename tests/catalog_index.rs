@@ -368,6 +368,28 @@ fn damaged_foreign_truncated_or_newer_indexes_are_rebuilt() {
     assert_bad_index_is_rebuilt(&w, &text_damage);
 }
 
+/// Texts a warm scan left in the index, found damaged when the picker reads them, are read again
+/// from the session files instead.
+#[test]
+fn deferred_texts_from_a_damaged_texts_file_are_read_from_the_sessions() {
+    let w = World::new();
+    w.scan();
+    let (tx, rx) = mpsc::channel();
+    let deferred = Arc::new(w.catalog()).scan_in_background_deferring_texts(Scope::All, tx).join().unwrap();
+    while rx.try_recv().is_ok() {}
+    let texts = pitree::catalog::index::texts_path(&w.index_file());
+    let mut bytes = fs::read(&texts).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    fs::write(&texts, &bytes).unwrap();
+    let loaded = deferred.expect("a warm scan defers the texts").load();
+    let truth = w.truth();
+    assert_eq!(loaded.len(), truth.len());
+    for s in &truth {
+        assert_eq!(loaded.get(&s.path), Some(s.all_messages_text.as_str()), "{}", s.path.display());
+    }
+}
+
 #[test]
 fn a_damaged_texts_file_is_noticed_when_its_texts_are_read() {
     let w = World::new();

@@ -174,21 +174,19 @@ impl DeferredTexts {
 }
 
 fn read_or_rescan(on_disk: &TextsOnDisk) -> SessionTexts {
-    let mut texts = SessionTexts::default();
     match on_disk.read() {
-        Ok(read) => read.into_iter().for_each(|(path, text)| texts.insert(path, text)),
+        Ok(read) => read.into_iter().collect(),
         Err(_) => {
             let mut scanner = Scanner::new();
-            for path in on_disk.paths() {
-                let text = scanner
+            let mut text = |path: &OsStr| {
+                scanner
                     .scan_from(Path::new(path), Resume::default())
                     .map(|scan| scan.tail.unwrap_or(scan.resume.state).all_text)
-                    .unwrap_or_default();
-                texts.insert(path.to_os_string(), text);
-            }
+                    .unwrap_or_default()
+            };
+            on_disk.paths().map(|path| (path.to_os_string(), text(path))).collect()
         }
     }
-    texts
 }
 
 /// What a scan did (for tests, benchmarks and `--verbose` output).
