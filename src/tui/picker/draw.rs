@@ -332,14 +332,17 @@ fn empty_state(cx: &Context) -> Vec<String> {
     if let Some(error) = &p.query_error {
         return vec![format!("  Invalid search: {error}")];
     }
-    if p.list(p.scope).is_loading() && p.sessions().is_empty() {
-        return vec!["  Looking for sessions…".into()];
+    let searching = !p.query.value().trim().is_empty();
+    if p.list(p.scope).is_loading() {
+        if p.sessions().is_empty() {
+            return vec!["  Looking for sessions…".into()];
+        }
+        if searching {
+            // The scan hands the message texts over when it ends (`source`).
+            return vec!["  No sessions match yet: the messages are searched once loading ends.".into()];
+        }
     }
-    if p.list(p.scope).is_loading() && !p.query.value().trim().is_empty() {
-        // The scan hands the message texts over when it ends (`source`).
-        return vec!["  No sessions match yet: the messages are searched once loading ends.".into()];
-    }
-    if !p.query.value().trim().is_empty() {
+    if searching {
         return vec![format!(
             "  No sessions match this search. {} clears it{}.",
             "ctrl+u",
