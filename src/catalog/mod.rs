@@ -387,8 +387,9 @@ impl Catalog {
                 .iter_mut()
                 .filter_map(|r| {
                     let state = r.tail.as_deref_mut().unwrap_or(&mut r.resume.state);
-                    let sent = state.is_session() && filter.keeps(state);
-                    sent.then(|| (r.path.as_os_str().to_owned(), std::mem::take(&mut state.all_text)))
+                    filter
+                        .keeps(state)
+                        .then(|| (r.path.as_os_str().to_owned(), std::mem::take(&mut state.all_text)))
                 })
                 .collect(),
             false => SessionTexts::default(),
@@ -508,7 +509,7 @@ impl Catalog {
         with_text: bool,
     ) -> Vec<SessionSummary> {
         records
-            .filter(|r| r.state().is_session() && filter.keeps(r.state()))
+            .filter(|r| filter.keeps(r.state()))
             .map(|r| match with_text {
                 true => summary_of(&r.path, &r.meta, r.state()),
                 false => into_summary(r.path.clone(), &r.meta, r.state().without_text()),
@@ -523,7 +524,7 @@ impl Catalog {
     fn take_summaries(&self, records: Vec<Record>, filter: &ScopeFilter) -> Vec<SessionSummary> {
         records
             .into_iter()
-            .filter(|r| r.state().is_session() && filter.keeps(r.state()))
+            .filter(|r| filter.keeps(r.state()))
             .map(|r| self.mark_live(into_summary(r.path, &r.meta, r.tail.map_or(r.resume.state, |t| *t))))
             .collect()
     }
@@ -759,7 +760,11 @@ impl ScopeFilter {
         })
     }
 
+    /// Whether `state` is of a session the scope lists.
     fn keeps(&self, state: &ScanState) -> bool {
+        if !state.is_session() {
+            return false;
+        }
         let Some(matcher) = &self.0 else { return true };
         let cwd = state.header.as_ref().map_or("", |h| h.cwd.as_str());
         matcher.lock().unwrap_or_else(|e| e.into_inner()).matches(cwd)
