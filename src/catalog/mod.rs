@@ -84,12 +84,6 @@ impl SessionTexts {
         &self.texts[position]
     }
 
-    /// Each text with its path.
-    fn into_pairs(self) -> impl Iterator<Item = (OsString, String)> {
-        let mut texts: Vec<Option<String>> = self.texts.into_iter().map(Some).collect();
-        self.by_path.into_iter().filter_map(move |(path, i)| Some((path, texts.get_mut(i)?.take()?)))
-    }
-
     fn insert(&mut self, path: OsString, text: String) {
         match self.by_path.get(&path) {
             Some(&i) => self.texts[i] = text,
@@ -136,9 +130,9 @@ fn background_pool() -> Option<&'static rayon::ThreadPool> {
 /// ([`Catalog::scan_in_background_deferring_texts`]): the index's texts section, read on first use,
 /// and the texts of the files the scan read, taken over from it.
 pub struct DeferredTexts {
-    source: Mutex<Option<TextsOnDisk>>,
-    /// The texts of the files the scan read, taken over from it.
-    read: Mutex<SessionTexts>,
+    /// Until the first load: the index's texts still on disk, and the texts of the files the scan
+    /// read (never the same sessions: the index answers only for the files not read).
+    pending: Mutex<Option<(Option<TextsOnDisk>, SessionTexts)>>,
     loaded: OnceLock<Arc<SessionTexts>>,
 }
 
@@ -150,7 +144,7 @@ impl std::fmt::Debug for DeferredTexts {
 
 impl DeferredTexts {
     fn new(on_disk: Option<TextsOnDisk>, read: SessionTexts) -> DeferredTexts {
-        DeferredTexts { source: Mutex::new(on_disk), read: Mutex::new(read), loaded: OnceLock::new() }
+        DeferredTexts { pending: Mutex::new(Some((on_disk, read))), loaded: OnceLock::new() }
     }
 
     /// The texts, read on the calling thread the first time (a caller that comes while another one
@@ -158,24 +152,22 @@ impl DeferredTexts {
     /// session file is read again for its text instead.
     pub fn load(&self) -> Arc<SessionTexts> {
         let load = || {
-            let source = self.source.lock().unwrap_or_else(|e| e.into_inner()).take();
-            let read = std::mem::take(&mut *self.read.lock().unwrap_or_else(|e| e.into_inner()));
-            Arc::new(match source {
-                Some(on_disk) => {
-                    let mut texts = read_or_rescan(&on_disk);
-                    texts.extend(read.into_pairs());
-                    texts
-                }
-                None => read,
-            })
+            let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let (on_disk, mut texts) = pending.unwrap_or_default();
+            if let Some(on_disk) = on_disk {
+                texts.extend(read_or_rescan(&on_disk));
+            }
+            Arc::new(texts)
         };
         Arc::clone(self.loaded.get_or_init(load))
     }
 }
 
-fn read_or_rescan(on_disk: &TextsOnDisk) -> SessionTexts {
+/// The texts `on_disk` holds, each with its path; those of the session files themselves when the
+/// texts file turns out damaged.
+fn read_or_rescan(on_disk: &TextsOnDisk) -> Vec<(OsString, String)> {
     match on_disk.read() {
-        Ok(read) => read.into_iter().collect(),
+        Ok(read) => read,
         Err(_) => {
             let mut scanner = Scanner::new();
             let mut text = |path: &OsStr| {

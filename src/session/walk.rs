@@ -536,9 +536,9 @@ fn call_arguments(raw: &[u8]) -> Option<super::entry::ToolArgs> {
 }
 
 /// The part of a JSON string's `contents` (as written, escapes checked) a text head reads, as
-/// text: its first [`super::entry::TEXT_HEAD_CHARS`] + 1 characters, as far as [`parse_line`] keeps a long text
-/// ([`skim::keep_end`]), so that a long text is checked as UTF-8 only as far as its head. `None`
-/// for invalid UTF-8 there.
+/// text: its first [`super::entry::TEXT_HEAD_CHARS`] + 1 characters, as far as [`parse_line`]
+/// keeps a long text ([`skim::keep_end`]), so that a long text is checked as UTF-8 only as far as
+/// its head. `None` for invalid UTF-8 there.
 fn contents_head(contents: &[u8]) -> Option<&str> {
     std::str::from_utf8(&contents[..skim::keep_end(contents, 0, contents.len())]).ok()
 }
